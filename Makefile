@@ -1,0 +1,45 @@
+# Gantry's build. `make demo` runs the playground, `make test` runs every check CI runs.
+SHELL := /usr/bin/env bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+BIN := $(CURDIR)/bin
+CONTROLLER_GEN := $(BIN)/controller-gen
+export GOFLAGS ?= -buildvcs=false
+
+.PHONY: all build generate verify-generated vet test test-unit envtest-assets demo bench fmt
+
+all: build
+
+build:
+	go build -o $(BIN)/gantry ./cmd/gantry
+
+# controller-gen is pinned by hack/tools/go.mod (its own module, so its dependencies stay out of ours).
+$(CONTROLLER_GEN): hack/tools/go.mod hack/tools/go.sum
+	cd hack/tools && GOWORK=off go build -o $(CONTROLLER_GEN) sigs.k8s.io/controller-tools/cmd/controller-gen
+
+generate: $(CONTROLLER_GEN)
+	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./apis/...
+	$(CONTROLLER_GEN) crd paths=./apis/... output:crd:artifacts:config=config/crd
+
+# Regenerates CRDs and deepcopy and fails if that changed anything: generated code is committed.
+verify-generated: generate
+	@if [ -n "$$(git status --porcelain -- apis config/crd)" ]; then \
+	  echo "generated files are out of date; run 'make generate' and commit:"; \
+	  git status --porcelain -- apis config/crd; git --no-pager diff -- apis config/crd | head -50; exit 1; fi
+
+vet:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+	go vet ./...
+
+# Builds kube-apiserver and etcd from the Go module proxy when missing (minutes, once).
+envtest-assets:
+	@hack/envtest-binaries.sh >/dev/null
+
+test: verify-generated vet envtest-assets
+	KUBEBUILDER_ASSETS=$$(hack/envtest-binaries.sh) go test -race -count=1 ./...
+
+test-unit:
+	go test -count=1 ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')

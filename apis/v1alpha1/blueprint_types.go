@@ -1,0 +1,127 @@
+package v1alpha1
+
+import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// GatewayClassBlueprint turns each Gateway of a class that refers to it into the infrastructure
+// behind that Gateway. It is written by the platform team and trusted: its templates decide which
+// objects exist, and tenant values only fill them in.
+//
+// The field names (values.default/override, gatewayTemplate.resourceTemplates,
+// gatewayTemplate.status.template, httpRouteTemplate) are kept from bifrost-gateway-controller
+// so that its blueprints render here after only their apiVersion changes.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster,shortName=gcbp,categories=gantry
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Accepted",type=string,JSONPath=`.status.conditions[?(@.type=="Accepted")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type GatewayClassBlueprint struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   GatewayClassBlueprintSpec   `json:"spec"`
+	Status GatewayClassBlueprintStatus `json:"status,omitempty"`
+}
+
+// GatewayClassBlueprintSpec holds the templates and the blueprint's own values.
+type GatewayClassBlueprintSpec struct {
+	// Values are the blueprint's own values: the lowest-precedence defaults and the
+	// highest-precedence overrides of the whole chain.
+	// +optional
+	Values ValuesStanzas `json:"values,omitempty"`
+
+	// ValuesSchema is an optional JSON Schema that the merged .Values of every Gateway must
+	// satisfy. A violation names the value's path and the object that supplied it.
+	// +optional
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	ValuesSchema *apiextensionsv1.JSON `json:"valuesSchema,omitempty"`
+
+	// GatewayTemplate is rendered once per Gateway.
+	// +optional
+	GatewayTemplate GatewayTemplate `json:"gatewayTemplate,omitempty"`
+
+	// HTTPRouteTemplate is rendered once per HTTPRoute and parent Gateway of a class using this
+	// blueprint.
+	// +optional
+	HTTPRouteTemplate *RouteTemplate `json:"httpRouteTemplate,omitempty"`
+
+	// ClusterScopedKinds lists the cluster-scoped kinds this blueprint may produce. Any other
+	// cluster-scoped kind in the output is an error; namespaced objects always land in the
+	// Gateway's (or route's) namespace.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	ClusterScopedKinds []GroupKind `json:"clusterScopedKinds,omitempty"`
+}
+
+// ValuesStanzas is a pair of value trees: defaults, beaten by anything more specific, and
+// overrides, beating anything more specific.
+type ValuesStanzas struct {
+	// Default values.
+	// +optional
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Default *apiextensionsv1.JSON `json:"default,omitempty"`
+	// Override values.
+	// +optional
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Override *apiextensionsv1.JSON `json:"override,omitempty"`
+}
+
+// GatewayTemplate holds the templates rendered for each Gateway.
+type GatewayTemplate struct {
+	// ResourceTemplates maps a template name to a Go template producing zero or more YAML
+	// documents, each a whole Kubernetes object.
+	// +optional
+	ResourceTemplates map[string]string `json:"resourceTemplates,omitempty"`
+	// Status renders fields of the Gateway's status, such as addresses.
+	// +optional
+	Status *StatusTemplate `json:"status,omitempty"`
+}
+
+// StatusTemplate renders a YAML object merged into the Gateway's status (today: addresses).
+type StatusTemplate struct {
+	// Template is a Go template producing one YAML object, e.g. `addresses: [...]`.
+	// +optional
+	Template string `json:"template,omitempty"`
+}
+
+// RouteTemplate holds the templates rendered for each HTTPRoute attached to a Gateway.
+type RouteTemplate struct {
+	// ResourceTemplates maps a template name to a Go template producing zero or more YAML
+	// documents.
+	// +optional
+	ResourceTemplates map[string]string `json:"resourceTemplates,omitempty"`
+}
+
+// GroupKind names a kind; an empty group is the core group.
+type GroupKind struct {
+	// +optional
+	Group string `json:"group"`
+	// +kubebuilder:validation:MinLength=1
+	Kind string `json:"kind"`
+}
+
+// GatewayClassBlueprintStatus is the observed state of a blueprint.
+type GatewayClassBlueprintStatus struct {
+	// Conditions: Accepted says whether every template parses and the values schema compiles.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// GatewayClassBlueprintList is a list of GatewayClassBlueprints.
+type GatewayClassBlueprintList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []GatewayClassBlueprint `json:"items"`
+}
