@@ -1,0 +1,14 @@
+// Package render turns a blueprint's Go templates and a Gateway's context into Kubernetes
+// objects. It is pure: plain inputs, plain outputs, no client.
+//
+// The engine is small and sealed, after Helm's pkg/engine: sprig without anything that reads
+// the environment, the network, the clock or a random source (a controller re-renders all the
+// time, and output that changes by itself would be written again and again); `missingkey=error`;
+// template panics become errors; `include` and `tpl` recursion is capped; errors name the
+// blueprint, the template field and the line.
+//
+// Tenant values are data. Output is split into documents on separator lines only, every
+// document must be a whole object, namespaced objects land in the Gateway's (or route's)
+// namespace, and a tenant string that changed the YAML structure of the output — an extra
+// document, an extra field — fails the render with an error naming the value's origin.
+package render

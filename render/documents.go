@@ -1,0 +1,223 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"gantry.dev/gantry/precedence"
+)
+
+// separator is a YAML document separator line. Helm's releaseutil.SplitManifests also splits
+// where "---" follows spaces inside a line; we split on whole separator lines only, so that no
+// string, however it was inserted, can start a document in the middle of a line.
+var separator = regexp.MustCompile(`(?m)^---[ \t]*(?:#.*)?$`)
+
+// SplitDocuments splits YAML text into documents on separator lines. Documents that hold only
+// white space and comments are dropped; the line each document starts on is returned with it.
+func SplitDocuments(text string) (docs []string, lines []int) {
+	start, line := 0, 1
+	add := func(doc string, at int) {
+		if !blank(doc) {
+			docs = append(docs, doc)
+			lines = append(lines, at)
+		}
+	}
+	for _, loc := range separator.FindAllStringIndex(text, -1) {
+		add(text[start:loc[0]], line)
+		line += strings.Count(text[start:loc[1]], "\n")
+		start = loc[1]
+	}
+	add(text[start:], line)
+	return docs, lines
+}
+
+func blank(doc string) bool {
+	for l := range strings.Lines(doc) {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
+			return false
+		}
+	}
+	return true
+}
+
+// parseDocument decodes one YAML document into JSON-typed values (int64, float64, string, bool,
+// maps and lists), rejecting duplicate keys.
+func parseDocument(doc string) (any, error) {
+	j, err := yaml.YAMLToJSONStrict([]byte(doc))
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(j))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return precedence.Normalize(v), nil
+}
+
+// objects turns one template's output into checked objects.
+func (b *Blueprint) objects(c *compiled, text string, in *Input) ([]Object, error) {
+	fail := func(doc int, origin, format string, args ...any) error {
+		return &Error{Blueprint: b.Name, Template: c.field, Document: doc, Origin: origin, Msg: fmt.Sprintf(format, args...)}
+	}
+	docs, _ := SplitDocuments(text)
+	var out []Object
+	var parsed []any
+	for i, doc := range docs {
+		v, err := parseDocument(doc)
+		if err != nil {
+			if t := taintedIn(doc, in.Tainted); t != nil {
+				return nil, fail(i+1, t.Origin, "output is not valid YAML once this value is inserted (%v); the template must quote it, e.g. `| quote`", err)
+			}
+			return nil, fail(i+1, "", "output is not valid YAML: %v", err)
+		}
+		parsed = append(parsed, v)
+	}
+	if t := structureChangedBy(text, parsed, in.Tainted); t != nil {
+		return nil, fail(0, t.Origin, "this value changed the YAML structure of the output (it would add documents or fields); the template must quote it, e.g. `| quote`, or use toYaml")
+	}
+	for i, v := range parsed {
+		if v == nil {
+			continue // an empty document
+		}
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil, fail(i+1, "", "a document must be an object, not %T", v)
+		}
+		if err := b.checkObject(obj, in); err != nil {
+			return nil, fail(i+1, "", "%v", err)
+		}
+		out = append(out, Object{Template: c.key, Object: obj})
+	}
+	return out, nil
+}
+
+// checkObject requires a whole object and puts it in the right namespace.
+func (b *Blueprint) checkObject(obj map[string]any, in *Input) error {
+	apiVersion, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	meta, _ := obj["metadata"].(map[string]any)
+	name, _ := meta["name"].(string)
+	switch {
+	case apiVersion == "":
+		return fmt.Errorf("object has no apiVersion")
+	case kind == "":
+		return fmt.Errorf("object has no kind")
+	case name == "":
+		return fmt.Errorf("%s has no metadata.name", kind)
+	}
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", kind, name, err)
+	}
+	gvk := gv.WithKind(kind)
+	namespaced, err := b.namespaced(gvk, in)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", kind, name, err)
+	}
+	ns, _ := meta["namespace"].(string)
+	if !namespaced {
+		if !b.clusterScoped[gvk.GroupKind()] {
+			return fmt.Errorf("%s %s is cluster-scoped and the blueprint does not list %s in spec.clusterScopedKinds", kind, name, gvk.GroupKind())
+		}
+		if ns != "" {
+			return fmt.Errorf("%s %s is cluster-scoped but names namespace %q", kind, name, ns)
+		}
+		return nil
+	}
+	if ns != "" && ns != in.Namespace {
+		return fmt.Errorf("%s %s names namespace %q; objects rendered here must be in namespace %q", kind, name, ns, in.Namespace)
+	}
+	meta["namespace"] = in.Namespace
+	return nil
+}
+
+func (b *Blueprint) namespaced(gvk schema.GroupVersionKind, in *Input) (bool, error) {
+	if in.IsNamespaced != nil {
+		return in.IsNamespaced(gvk)
+	}
+	if b.clusterScoped[gvk.GroupKind()] {
+		return false, nil
+	}
+	return !builtinClusterScoped[gvk.GroupKind()], nil
+}
+
+// builtinClusterScoped lists the cluster-scoped kinds Kubernetes and Gateway API ship, for
+// renders without an API server to ask (`gantry render`).
+var builtinClusterScoped = map[schema.GroupKind]bool{
+	{Kind: "Namespace"}: true, {Kind: "Node"}: true, {Kind: "PersistentVolume"}: true,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:        true,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}: true,
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: true,
+	{Group: "storage.k8s.io", Kind: "StorageClass"}:                  true,
+	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:              true,
+	{Group: "networking.k8s.io", Kind: "IngressClass"}:               true,
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: true,
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   true,
+	{Group: "gateway.networking.k8s.io", Kind: "GatewayClass"}:                       true,
+	{Group: "gateway.gantry.dev", Kind: "GatewayClassBlueprint"}:                     true,
+	{Group: "cert-manager.io", Kind: "ClusterIssuer"}:                                true,
+}
+
+// statusObject parses the status template's output: one YAML object (or nothing).
+func (b *Blueprint) statusObject(c *compiled, text string, in *Input) (map[string]any, error) {
+	fail := func(origin, format string, args ...any) error {
+		return &Error{Blueprint: b.Name, Template: c.field, Origin: origin, Msg: fmt.Sprintf(format, args...)}
+	}
+	if blank(text) {
+		return nil, nil
+	}
+	v, err := parseDocument(text)
+	if err != nil {
+		if t := taintedIn(text, in.Tainted); t != nil {
+			return nil, fail(t.Origin, "output is not valid YAML once this value is inserted (%v)", err)
+		}
+		return nil, fail("", "output is not valid YAML: %v", err)
+	}
+	if t := structureChangedBy(text, []any{v}, in.Tainted); t != nil {
+		return nil, fail(t.Origin, "this value changed the YAML structure of the status; the template must quote it")
+	}
+	if v == nil {
+		return nil, nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fail("", "status must be an object, not %T", v)
+	}
+	return m, nil
+}
+
+// deepCopy copies a JSON-typed value tree so that a template's set/unset cannot reach the
+// caller's values.
+func deepCopy(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return copyValue(m).(map[string]any)
+}
+
+func copyValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = copyValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = copyValue(e)
+		}
+		return out
+	default:
+		return v
+	}
+}

@@ -1,0 +1,401 @@
+package render
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"text/template"
+	"text/template/parse"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+)
+
+// Template field paths: how errors and pending reports name a template.
+const (
+	gatewayPrefix  = "gatewayTemplate.resourceTemplates."
+	routePrefix    = "httpRouteTemplate.resourceTemplates."
+	statusTemplate = "gatewayTemplate.status.template"
+)
+
+// Blueprint is a compiled GatewayClassBlueprint: parsed templates and values schema, ready to
+// render any number of Gateways, concurrently.
+type Blueprint struct {
+	Name          string
+	root          *template.Template
+	gateway       []*compiled
+	route         []*compiled
+	status        *compiled
+	schema        *jsonschema.Schema
+	clusterScoped map[schema.GroupKind]bool
+}
+
+// compiled is one resource template.
+type compiled struct {
+	key   string // the resourceTemplates key, as .Resources knows it
+	field string // the template's name in the set: its field path
+	// reads lists the .Resources entries the template refers to.
+	reads []string
+}
+
+// Compile parses every template of a blueprint and its values schema. The error lists every
+// template that does not parse, each with its line.
+func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint, error) {
+	b := &Blueprint{Name: name, clusterScoped: map[schema.GroupKind]bool{}}
+	b.root = template.New(name).Option("missingkey=error").Funcs(baseFuncs())
+	var errs []error
+	parseSet := func(prefix string, set map[string]string) []*compiled {
+		var out []*compiled
+		for _, key := range slices.Sorted(maps.Keys(set)) {
+			c := &compiled{key: key, field: prefix + key}
+			t, err := b.root.New(c.field).Parse(set[key])
+			if err != nil {
+				e, _ := templateError(name, c.field, err)
+				errs = append(errs, e)
+				continue
+			}
+			c.reads = resourceReads(t.Tree)
+			out = append(out, c)
+		}
+		return out
+	}
+	b.gateway = parseSet(gatewayPrefix, spec.GatewayTemplate.ResourceTemplates)
+	if spec.HTTPRouteTemplate != nil {
+		b.route = parseSet(routePrefix, spec.HTTPRouteTemplate.ResourceTemplates)
+	}
+	if st := spec.GatewayTemplate.Status; st != nil && strings.TrimSpace(st.Template) != "" {
+		if s := parseSet("", map[string]string{statusTemplate: st.Template}); len(s) == 1 {
+			b.status = s[0]
+		}
+	}
+	if spec.ValuesSchema != nil && len(spec.ValuesSchema.Raw) > 0 {
+		s, err := compileSchema(spec.ValuesSchema.Raw)
+		if err != nil {
+			errs = append(errs, &Error{Blueprint: name, Template: "valuesSchema", Msg: err.Error()})
+		}
+		b.schema = s
+	}
+	for _, gk := range spec.ClusterScopedKinds {
+		b.clusterScoped[schema.GroupKind{Group: gk.Group, Kind: gk.Kind}] = true
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// HasRouteTemplates reports whether the blueprint renders anything per HTTPRoute.
+func (b *Blueprint) HasRouteTemplates() bool { return len(b.route) > 0 }
+
+// GatewayTemplates lists the keys of the gateway resource templates, sorted.
+func (b *Blueprint) GatewayTemplates() []string { return keys(b.gateway) }
+
+// RouteTemplates lists the keys of the route resource templates, sorted.
+func (b *Blueprint) RouteTemplates() []string { return keys(b.route) }
+
+func keys(cs []*compiled) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.key
+	}
+	return out
+}
+
+// resourceReads finds the .Resources.<name> fields a template refers to.
+func resourceReads(tree *parse.Tree) []string {
+	seen := map[string]bool{}
+	var visit func(parse.Node)
+	visit = func(n parse.Node) {
+		switch n := n.(type) {
+		case *parse.FieldNode:
+			if len(n.Ident) >= 2 && n.Ident[0] == "Resources" {
+				seen[n.Ident[1]] = true
+			}
+		case *parse.ListNode:
+			if n != nil {
+				for _, c := range n.Nodes {
+					visit(c)
+				}
+			}
+		case *parse.ActionNode:
+			visit(n.Pipe)
+		case *parse.PipeNode:
+			if n == nil {
+				return
+			}
+			for _, d := range n.Decl {
+				visit(d)
+			}
+			for _, c := range n.Cmds {
+				visit(c)
+			}
+		case *parse.CommandNode:
+			for _, a := range n.Args {
+				visit(a)
+			}
+		case *parse.ChainNode:
+			visit(n.Node)
+		case *parse.IfNode:
+			visit(n.Pipe)
+			visit(n.List)
+			visit(n.ElseList)
+		case *parse.RangeNode:
+			visit(n.Pipe)
+			visit(n.List)
+			visit(n.ElseList)
+		case *parse.WithNode:
+			visit(n.Pipe)
+			visit(n.List)
+			visit(n.ElseList)
+		case *parse.TemplateNode:
+			visit(n.Pipe)
+		}
+	}
+	if tree != nil {
+		visit(tree.Root)
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// Hostnames are the hostnames of a Gateway, see ComputeHostnames.
+type Hostnames struct {
+	Union        []string
+	Intersection []string
+}
+
+// Input is the context of one render.
+type Input struct {
+	Values map[string]any
+	// Gateway and HTTPRoute are the objects as maps; HTTPRoute only for route templates.
+	Gateway   map[string]any
+	HTTPRoute map[string]any
+	// Resources maps a template key to the live objects it produced.
+	Resources map[string][]map[string]any
+	Hostnames Hostnames
+	// Namespace is where namespaced objects land: the Gateway's, or the route's.
+	Namespace string
+	// Tainted are tenant strings (GatewayConfig values, Gateway and HTTPRoute fields) that must
+	// not change the YAML structure of the output.
+	Tainted []Tainted
+	// IsNamespaced reports a kind's scope; nil uses a table of the built-in cluster-scoped kinds.
+	IsNamespaced func(schema.GroupVersionKind) (bool, error)
+}
+
+// Object is one rendered object and the template that produced it.
+type Object struct {
+	Template string
+	Object   map[string]any
+}
+
+// Output is what a render produced.
+type Output struct {
+	Objects []Object
+	// Status is the status template's output (Gateway renders only), nil when it has none.
+	Status  map[string]any
+	Pending []Pending
+}
+
+// RenderGateway renders the gateway templates and the status template. Any error fails the
+// whole render: a caller must apply all or nothing.
+func (b *Blueprint) RenderGateway(in *Input) (*Output, error) {
+	return b.render(in, b.gateway, b.status)
+}
+
+// RenderRoute renders the HTTPRoute templates for one route and parent Gateway.
+func (b *Blueprint) RenderRoute(in *Input) (*Output, error) {
+	return b.render(in, b.route, nil)
+}
+
+func (b *Blueprint) render(in *Input, set []*compiled, status *compiled) (*Output, error) {
+	x, err := b.newExecution(in)
+	if err != nil {
+		return nil, err
+	}
+	out := &Output{}
+	var errs []error
+	for _, c := range set {
+		text, pending, err := x.run(c)
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case pending != nil:
+			out.Pending = append(out.Pending, *pending)
+		default:
+			objs, err := b.objects(c, text, in)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			out.Objects = append(out.Objects, objs...)
+		}
+	}
+	if status != nil {
+		text, pending, err := x.run(status)
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case pending != nil:
+			out.Pending = append(out.Pending, *pending)
+		default:
+			st, err := b.statusObject(status, text, in)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			out.Status = st
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// execution is one render: a clone of the template set whose include and tpl are bound to it,
+// so that their recursion depth is counted per render and renders can run concurrently.
+type execution struct {
+	b     *Blueprint
+	t     *template.Template
+	data  map[string]any
+	depth int
+}
+
+func (b *Blueprint) newExecution(in *Input) (*execution, error) {
+	t, err := b.root.Clone()
+	if err != nil {
+		return nil, fmt.Errorf("blueprint %s: %w", b.Name, err)
+	}
+	resources := make(map[string]any, len(b.gateway)+len(b.route))
+	for _, c := range append(slices.Clip(b.gateway), b.route...) {
+		resources[c.key] = []any{}
+	}
+	for k, objs := range in.Resources {
+		list := make([]any, len(objs))
+		for i, o := range objs {
+			list[i] = o
+		}
+		resources[k] = list
+	}
+	x := &execution{b: b, t: t, data: map[string]any{
+		"Values":    deepCopy(in.Values),
+		"Gateway":   in.Gateway,
+		"Resources": resources,
+		"Hostnames": map[string]any{"Union": strs(in.Hostnames.Union), "Intersection": strs(in.Hostnames.Intersection)},
+	}}
+	if in.HTTPRoute != nil {
+		x.data["HTTPRoute"] = in.HTTPRoute
+	}
+	t.Funcs(template.FuncMap{"include": x.include, "tpl": x.tpl})
+	return x, nil
+}
+
+func strs(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+func (x *execution) include(name string, data any) (string, error) {
+	if x.depth >= maxIncludeDepth {
+		return "", fmt.Errorf("include %q: nested more than %d deep (does it include itself?)", name, maxIncludeDepth)
+	}
+	x.depth++
+	defer func() { x.depth-- }()
+	var buf bytes.Buffer
+	if err := x.t.ExecuteTemplate(&buf, name, data); err != nil {
+		return "", err
+	}
+	return buf.String(), nil
+}
+
+func (x *execution) tpl(text string, data any) (string, error) {
+	if x.depth >= maxIncludeDepth {
+		return "", fmt.Errorf("tpl: nested more than %d deep", maxIncludeDepth)
+	}
+	x.depth++
+	defer func() { x.depth-- }()
+	t, err := x.t.Clone()
+	if err != nil {
+		return "", err
+	}
+	t, err = t.New("tpl").Parse(text)
+	if err != nil {
+		return "", fmt.Errorf("tpl: %w", err)
+	}
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, data); err != nil {
+		return "", fmt.Errorf("tpl: %w", err)
+	}
+	return buf.String(), nil
+}
+
+// run executes one template, turning a panic into an error and a read of a .Resources entry
+// that is not there yet into a Pending.
+func (x *execution) run(c *compiled) (text string, pending *Pending, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &Error{Blueprint: x.b.Name, Template: c.field, Msg: fmt.Sprintf("template panicked: %v", r)}
+		}
+	}()
+	var buf bytes.Buffer
+	x.depth = 0
+	if execErr := x.t.ExecuteTemplate(&buf, c.field, x.data); execErr != nil {
+		e, ctx := templateError(x.b.Name, c.field, execErr)
+		if p := x.pending(c, ctx, e); p != nil {
+			return "", p, nil
+		}
+		return "", nil, e
+	}
+	return buf.String(), nil, nil
+}
+
+// pending decides whether a failed template is waiting for a resource rather than broken: it
+// reads .Resources, and failed looking up something missing — not in .Values, .Gateway or
+// .HTTPRoute, whose gaps are real errors.
+func (x *execution) pending(c *compiled, ctx string, e *Error) *Pending {
+	if len(c.reads) == 0 {
+		return nil
+	}
+	for _, root := range []string{"<.Values", "<.Gateway", "<.HTTPRoute", "<.Hostnames"} {
+		if strings.HasPrefix("<"+ctx, root) {
+			return nil
+		}
+	}
+	missing := false
+	for _, m := range []string{"map has no entry for key", "index out of range", "nil pointer evaluating", "error calling index"} {
+		missing = missing || strings.Contains(e.Msg, m)
+	}
+	if !missing {
+		return nil
+	}
+	resources := x.data["Resources"].(map[string]any)
+	var waiting []string
+	for _, r := range c.reads {
+		if list, _ := resources[r].([]any); !hasStatus(list) {
+			waiting = append(waiting, r)
+		}
+	}
+	if len(waiting) == 0 {
+		waiting = c.reads
+	}
+	return &Pending{Template: c.field, Waiting: waiting, Reason: e.Msg}
+}
+
+// hasStatus reports whether every object in a .Resources entry exists and has a status.
+func hasStatus(list []any) bool {
+	if len(list) == 0 {
+		return false
+	}
+	for _, o := range list {
+		m, _ := o.(map[string]any)
+		if _, ok := m["status"]; !ok {
+			return false
+		}
+	}
+	return true
+}
