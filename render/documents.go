@@ -153,17 +153,17 @@ func (b *Blueprint) namespaced(gvk schema.GroupVersionKind, in *Input) (bool, er
 // renders without an API server to ask (`gantry render`).
 var builtinClusterScoped = map[schema.GroupKind]bool{
 	{Kind: "Namespace"}: true, {Kind: "Node"}: true, {Kind: "PersistentVolume"}: true,
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:        true,
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}: true,
-	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: true,
-	{Group: "storage.k8s.io", Kind: "StorageClass"}:                  true,
-	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:              true,
-	{Group: "networking.k8s.io", Kind: "IngressClass"}:               true,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:                       true,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}:                true,
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:               true,
+	{Group: "storage.k8s.io", Kind: "StorageClass"}:                                 true,
+	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:                             true,
+	{Group: "networking.k8s.io", Kind: "IngressClass"}:                              true,
 	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: true,
 	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   true,
-	{Group: "gateway.networking.k8s.io", Kind: "GatewayClass"}:                       true,
-	{Group: "gateway.gantry.dev", Kind: "GatewayClassBlueprint"}:                     true,
-	{Group: "cert-manager.io", Kind: "ClusterIssuer"}:                                true,
+	{Group: "gateway.networking.k8s.io", Kind: "GatewayClass"}:                      true,
+	{Group: "gateway.gantry.dev", Kind: "GatewayClassBlueprint"}:                    true,
+	{Group: "cert-manager.io", Kind: "ClusterIssuer"}:                               true,
 }
 
 // statusObject parses the status template's output: one YAML object (or nothing).

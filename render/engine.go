@@ -59,6 +59,9 @@ func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint,
 				errs = append(errs, e)
 				continue
 			}
+			if strings.HasPrefix(key, "_") {
+				continue // Helm's convention: "_helpers" holds defines and renders nothing
+			}
 			c.reads = resourceReads(t.Tree)
 			out = append(out, c)
 		}

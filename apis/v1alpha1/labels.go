@@ -1,0 +1,18 @@
+package v1alpha1
+
+// Labels and annotations on the objects Gantry renders.
+const (
+	// LabelGatewayName is Gateway API's well-known label naming the Gateway an object belongs
+	// to. Names longer than a label value allows are shortened with a hash.
+	LabelGatewayName = "gateway.networking.k8s.io/gateway-name"
+	// LabelGatewayClassName names the Gateway's class.
+	LabelGatewayClassName = "gateway.networking.k8s.io/gateway-class-name"
+	// LabelTemplate names the resourceTemplates key that produced an object; .Resources is
+	// built from it.
+	LabelTemplate = "gateway.gantry.dev/template"
+	// LabelHTTPRoute names the HTTPRoute a route template rendered an object for.
+	LabelHTTPRoute = "gateway.gantry.dev/httproute-name"
+	// AnnotationKeep on a rendered object stops Gantry from pruning it when the blueprint no
+	// longer renders it.
+	AnnotationKeep = "gateway.gantry.dev/keep"
+)

@@ -1,0 +1,4 @@
+// Package blueprints holds Gantry's ready-made GatewayClassBlueprints, one folder each with a
+// blueprint.yaml, a README and golden tests (testdata/NAME.in.yaml → NAME.out.yaml, the output
+// of `gantry render blueprint.yaml NAME.in.yaml`).
+package blueprints

@@ -1,0 +1,286 @@
+package desired
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/precedence"
+	"gantry.dev/gantry/render"
+)
+
+// Reasons say, for a status condition, why the desired state could not be computed.
+const (
+	// ReasonInvalidParameters: the class's blueprint is missing or does not compile.
+	ReasonInvalidParameters = "InvalidParameters"
+	// ReasonInvalidValues: a policy's values are malformed or break the values schema.
+	ReasonInvalidValues = "InvalidValues"
+	// ReasonRenderFailed: a template failed or its output is not acceptable.
+	ReasonRenderFailed = "RenderFailed"
+)
+
+// Error is a failure to compute the desired state, with the reason a condition reports.
+type Error struct {
+	Reason string
+	Err    error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+func fail(reason string, err error) *Error { return &Error{Reason: reason, Err: err} }
+
+// Gateway computes the desired state of in.Gateway. On error nothing of the result is to be
+// applied: a Gateway is rendered whole or not at all.
+func Gateway(in *Input) (*Result, error) {
+	gw := in.Gateway
+	bp, err := Compile(in)
+	if err != nil {
+		return nil, err
+	}
+	policies, err := Policies(in.GatewayClassConfigs, in.GatewayConfigs)
+	if err != nil {
+		return nil, fail(ReasonInvalidValues, err)
+	}
+	bpValues, err := BlueprintValues(in.Blueprint)
+	if err != nil {
+		return nil, fail(ReasonInvalidParameters, err)
+	}
+	pin := precedence.Input{
+		ControllerNamespace: cmp.Or(in.ControllerNamespace, DefaultControllerNamespace),
+		ClassName:           string(gw.Spec.GatewayClassName),
+		Gateway:             precedence.ObjectKey{Namespace: gw.Namespace, Name: gw.Name},
+		Blueprint:           bpValues,
+		Policies:            policies,
+		CommandLine:         in.CommandLine,
+	}
+	values := precedence.Resolve(pin)
+	if err := checkSchema(bp, values); err != nil {
+		return nil, err
+	}
+
+	att := attach(gw, in.Routes, in.NamespaceLabels)
+	gwMap, err := objectMap(gw)
+	if err != nil {
+		return nil, err
+	}
+	gwOrigin := fmt.Sprintf("Gateway %s/%s field", gw.Namespace, gw.Name)
+	gwTainted := render.TaintedStrings(gwMap, func(p string) string { return gwOrigin + " " + p })
+
+	res := &Result{Values: values, Hostnames: att.hostnames, Listeners: att.listeners, Routes: att.routes}
+	out, err := bp.RenderGateway(&render.Input{
+		Values:       values.Values,
+		Gateway:      gwMap,
+		Resources:    in.Live,
+		Hostnames:    att.hostnames,
+		Namespace:    gw.Namespace,
+		Tainted:      append(tenantValues(values), gwTainted...),
+		IsNamespaced: in.IsNamespaced,
+	})
+	if err != nil {
+		return nil, fail(ReasonRenderFailed, err)
+	}
+	owner := Owner{Kind: "Gateway", NamespacedName: types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}}
+	res.Objects = appendObjects(res.Objects, gw, owner, out.Objects)
+	res.Pending = out.Pending
+	if res.Addresses, err = addresses(bp.Name, out.Status); err != nil {
+		return nil, fail(ReasonRenderFailed, err)
+	}
+
+	if !bp.HasRouteTemplates() {
+		return res, nil
+	}
+	for _, r := range att.accepted {
+		key := types.NamespacedName{Namespace: r.Namespace, Name: r.Name}
+		rin := pin
+		rin.Route = &precedence.ObjectKey{Namespace: r.Namespace, Name: r.Name}
+		rvalues := precedence.Resolve(rin)
+		if err := checkSchema(bp, rvalues); err != nil {
+			return nil, err
+		}
+		rMap, err := objectMap(r)
+		if err != nil {
+			return nil, err
+		}
+		rOrigin := fmt.Sprintf("HTTPRoute %s/%s field", r.Namespace, r.Name)
+		tainted := append(tenantValues(rvalues), gwTainted...)
+		tainted = append(tainted, render.TaintedStrings(rMap, func(p string) string { return rOrigin + " " + p })...)
+		rout, err := bp.RenderRoute(&render.Input{
+			Values:       rvalues.Values,
+			Gateway:      gwMap,
+			HTTPRoute:    rMap,
+			Resources:    in.LiveRoutes[key],
+			Hostnames:    att.hostnames,
+			Namespace:    r.Namespace,
+			Tainted:      tainted,
+			IsNamespaced: in.IsNamespaced,
+		})
+		if err != nil {
+			return nil, fail(ReasonRenderFailed, fmt.Errorf("HTTPRoute %s: %w", key, err))
+		}
+		res.Objects = appendObjects(res.Objects, gw, Owner{Kind: "HTTPRoute", NamespacedName: key}, rout.Objects)
+		for i := range res.Routes {
+			if res.Routes[i].NamespacedName == key {
+				res.Routes[i].Values, res.Routes[i].Pending = rvalues, rout.Pending
+			}
+		}
+	}
+	return res, nil
+}
+
+// Compile returns the compiled blueprint of in, or an InvalidParameters error that says what
+// is missing or which template does not parse.
+func Compile(in *Input) (*render.Blueprint, error) {
+	if in.Blueprint == nil {
+		ref := "no parametersRef"
+		if in.Class != nil && in.Class.Spec.ParametersRef != nil {
+			ref = fmt.Sprintf("parametersRef %s %s, which does not exist", in.Class.Spec.ParametersRef.Kind, in.Class.Spec.ParametersRef.Name)
+		}
+		class := string(in.Gateway.Spec.GatewayClassName)
+		return nil, fail(ReasonInvalidParameters, fmt.Errorf("GatewayClass %s has %s", class, ref))
+	}
+	if in.Compiled != nil {
+		return in.Compiled, nil
+	}
+	bp, err := render.Compile(in.Blueprint.Name, &in.Blueprint.Spec)
+	if err != nil {
+		return nil, fail(ReasonInvalidParameters, err)
+	}
+	return bp, nil
+}
+
+// checkSchema validates merged values and names, for each violation, the object that supplied
+// the offending value.
+func checkSchema(bp *render.Blueprint, values *precedence.Result) error {
+	violations := bp.ValidateValues(values.Values)
+	if len(violations) == 0 {
+		return nil
+	}
+	var errs []error
+	for _, v := range violations {
+		path := precedence.Path(v.Path)
+		where := "values"
+		if len(path) > 0 {
+			where = "values." + path.String()
+		}
+		by := "no object (the value is missing)"
+		if leaf, ok := values.SourceOf(path); ok {
+			by = leaf.Source.String()
+		}
+		errs = append(errs, fmt.Errorf("%s: %s (set by %s)", where, v.Msg, by))
+	}
+	return fail(ReasonInvalidValues, fmt.Errorf("blueprint %s valuesSchema: %w", bp.Name, errors.Join(errs...)))
+}
+
+// tenantValues lists the tenant strings among the effective values, named by policy and path.
+func tenantValues(values *precedence.Result) []render.Tainted {
+	var out []render.Tainted
+	for _, leaf := range values.Leaves {
+		if leaf.Removed || !leaf.Source.Tenant() {
+			continue
+		}
+		origin := leaf.Source.Ref.String() + " value "
+		base := leaf.Path.String()
+		for _, k := range leaf.Path {
+			out = append(out, render.TaintedStrings(map[string]any{k: nil}, func(string) string { return origin + base })...)
+		}
+		out = append(out, render.TaintedStrings(leaf.Value, func(p string) string {
+			if p == "" {
+				return origin + base
+			}
+			if strings.HasPrefix(p, "[") {
+				return origin + base + p
+			}
+			return origin + base + "." + p
+		})...)
+	}
+	return out
+}
+
+// objectMap turns a typed object into the map templates see, without managedFields and status:
+// templates describe what the Gateway asks for, and reading its status would feed our own
+// writes back into the render.
+func objectMap(obj runtime.Object) (map[string]any, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	delete(m, "status")
+	if meta, ok := m["metadata"].(map[string]any); ok {
+		delete(meta, "managedFields")
+	}
+	return m, nil
+}
+
+// appendObjects adds rendered objects with the labels that tie them to their Gateway, class,
+// template and route.
+func appendObjects(dst []Object, gw *gwv1.Gateway, owner Owner, objs []render.Object) []Object {
+	for _, o := range objs {
+		meta := o.Object["metadata"].(map[string]any) // render checked it is there
+		labels, _ := meta["labels"].(map[string]any)
+		if labels == nil {
+			labels = map[string]any{}
+			meta["labels"] = labels
+		}
+		labels[v1alpha1.LabelGatewayName] = LabelValue(gw.Name)
+		labels[v1alpha1.LabelGatewayClassName] = string(gw.Spec.GatewayClassName)
+		labels[v1alpha1.LabelTemplate] = LabelValue(o.Template)
+		if owner.Kind == "HTTPRoute" {
+			labels[v1alpha1.LabelHTTPRoute] = LabelValue(owner.Name)
+		}
+		dst = append(dst, Object{Owner: owner, Template: o.Template, Object: o.Object})
+	}
+	return dst
+}
+
+// LabelValue fits a name into a label value (63 characters), keeping long names distinct with
+// a hash.
+func LabelValue(name string) string {
+	v, _ := render.Shortname(63, name) // 63 leaves room for the hash, so this cannot fail
+	return v
+}
+
+// addresses reads status.addresses from the status template's output.
+func addresses(blueprint string, status map[string]any) ([]gwv1.GatewayStatusAddress, error) {
+	raw, ok := status["addresses"]
+	if !ok || raw == nil {
+		return nil, nil
+	}
+	list, ok := raw.([]any)
+	if !ok {
+		return nil, fmt.Errorf("blueprint %s: %s: addresses must be a list", blueprint, "gatewayTemplate.status.template")
+	}
+	out := make([]gwv1.GatewayStatusAddress, 0, len(list))
+	for i, e := range list {
+		m, _ := e.(map[string]any)
+		value, _ := m["value"].(string)
+		if value == "" {
+			return nil, fmt.Errorf("blueprint %s: gatewayTemplate.status.template: addresses[%d] has no value", blueprint, i)
+		}
+		a := gwv1.GatewayStatusAddress{Value: value}
+		if t, _ := m["type"].(string); t != "" {
+			a.Type = ptr(gwv1.AddressType(t))
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// BlueprintName resolves a class's parametersRef to a blueprint name, or says why it
+// does not name one.
+func BlueprintName(class *gwv1.GatewayClass) (string, error) {
+	ref := class.Spec.ParametersRef
+	if ref == nil {
+		return "", fmt.Errorf("GatewayClass %s has no parametersRef; it must name a %s", class.Name, "GatewayClassBlueprint")
+	}
+	if string(ref.Group) != v1alpha1.GroupName || ref.Kind != "GatewayClassBlueprint" {
+		return "", fmt.Errorf("GatewayClass %s parametersRef is %s.%s; it must be a GatewayClassBlueprint.%s", class.Name, ref.Kind, ref.Group, v1alpha1.GroupName)
+	}
+	return ref.Name, nil
+}

@@ -1,0 +1,97 @@
+package desired
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/precedence"
+	"gantry.dev/gantry/render"
+)
+
+// DefaultControllerNamespace holds the global GatewayClassConfigs unless told otherwise.
+const DefaultControllerNamespace = "gantry-system"
+
+// Input is everything the desired state of one Gateway depends on. A missing object is a nil
+// field, not an error; Gateway decides what that means.
+type Input struct {
+	ControllerNamespace string
+	Gateway             *gwv1.Gateway
+	Class               *gwv1.GatewayClass
+	// Blueprint is the class's parametersRef target; nil when it does not exist.
+	Blueprint *v1alpha1.GatewayClassBlueprint
+	// Compiled, when set, is Blueprint already compiled (the controller caches it).
+	Compiled *render.Blueprint
+	// Routes are HTTPRoutes that may name the Gateway as a parent, in any order.
+	Routes []*gwv1.HTTPRoute
+	// NamespaceLabels are the labels of namespaces, for listeners that select route namespaces.
+	NamespaceLabels map[string]map[string]string
+	// Policies are candidate GatewayClassConfigs and GatewayConfigs, in any order.
+	GatewayClassConfigs []*v1alpha1.GatewayClassConfig
+	GatewayConfigs      []*v1alpha1.GatewayConfig
+	// Live maps a gateway template key to the live objects it produced (.Resources).
+	Live map[string][]map[string]any
+	// LiveRoutes is the same per HTTPRoute, for route templates.
+	LiveRoutes map[types.NamespacedName]map[string][]map[string]any
+	// CommandLine is a layer above everything else (`gantry render --set/--values`).
+	CommandLine map[string]any
+	// IsNamespaced reports a kind's scope (the controller asks the API server); nil uses
+	// render's table of built-in cluster-scoped kinds.
+	IsNamespaced func(schema.GroupVersionKind) (bool, error)
+}
+
+// Result is the desired state of one Gateway.
+type Result struct {
+	// Values are the Gateway's effective values and their provenance.
+	Values *precedence.Result
+	// Objects are every rendered object: the Gateway's, then each route's.
+	Objects []Object
+	// Addresses come from the status template.
+	Addresses []gwv1.GatewayStatusAddress
+	// Pending lists templates waiting for a .Resources entry; their earlier objects stay.
+	Pending   []render.Pending
+	Hostnames render.Hostnames
+	Listeners []Listener
+	Routes    []Route
+}
+
+// Object is a rendered object with the template and owner (Gateway or HTTPRoute) it belongs to.
+type Object struct {
+	// Owner is the Gateway or HTTPRoute the object belongs to.
+	Owner Owner
+	// Template is the resourceTemplates key that produced it.
+	Template string
+	Object   map[string]any
+}
+
+// Owner names the Gateway or HTTPRoute a rendered object belongs to.
+type Owner struct {
+	Kind string // "Gateway" or "HTTPRoute"
+	types.NamespacedName
+}
+
+// Listener is the attachment state of one Gateway listener.
+type Listener struct {
+	Name           gwv1.SectionName
+	SupportedKinds []gwv1.RouteGroupKind
+	AttachedRoutes int32
+	// Invalid says why the listener cannot serve (e.g. a protocol Gantry's routes do not use).
+	Invalid string
+}
+
+// Route is one HTTPRoute that names the Gateway as a parent.
+type Route struct {
+	types.NamespacedName
+	// ParentRef is the route's reference to this Gateway.
+	ParentRef gwv1.ParentReference
+	Accepted  bool
+	// Reason and Message explain a route that is not accepted (Gateway API reasons).
+	Reason  gwv1.RouteConditionReason
+	Message string
+	// Values are the route's effective values (the Gateway chain continued by the route's),
+	// nil when the blueprint has no route templates or the route is not accepted.
+	Values *precedence.Result
+	// Pending route templates.
+	Pending []render.Pending
+}

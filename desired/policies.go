@@ -1,0 +1,68 @@
+package desired
+
+import (
+	"fmt"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/precedence"
+)
+
+// Policies converts the policy objects into precedence's form, decoding their values. An error
+// names the object and stanza whose values are not an object.
+func Policies(gccs []*v1alpha1.GatewayClassConfig, gcs []*v1alpha1.GatewayConfig) ([]precedence.Policy, error) {
+	out := make([]precedence.Policy, 0, len(gccs)+len(gcs))
+	for _, p := range gccs {
+		pol, err := policy(precedence.KindGatewayClassConfig, p.Namespace, p.Name, p.CreationTimestamp.Time, p.Spec.TargetRef, p.Spec.PolicyValues)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pol)
+	}
+	for _, p := range gcs {
+		pol, err := policy(precedence.KindGatewayConfig, p.Namespace, p.Name, p.CreationTimestamp.Time, p.Spec.TargetRef, p.Spec.PolicyValues)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pol)
+	}
+	return out, nil
+}
+
+func policy(kind, ns, name string, created time.Time, ref v1alpha1.PolicyTargetReference, v v1alpha1.PolicyValues) (precedence.Policy, error) {
+	p := precedence.Policy{
+		Ref:               precedence.Ref{Kind: kind, Namespace: ns, Name: name},
+		CreationTimestamp: created,
+		Target:            precedence.Target{Group: string(ref.Group), Kind: string(ref.Kind), Name: string(ref.Name)},
+	}
+	var err error
+	if p.Default, err = decode(v.Default); err != nil {
+		return p, fmt.Errorf("%s spec.default: %w", p.Ref, err)
+	}
+	if p.Override, err = decode(v.Override); err != nil {
+		return p, fmt.Errorf("%s spec.override: %w", p.Ref, err)
+	}
+	return p, nil
+}
+
+// BlueprintValues decodes a blueprint's own values.
+func BlueprintValues(bp *v1alpha1.GatewayClassBlueprint) (precedence.Blueprint, error) {
+	out := precedence.Blueprint{Name: bp.Name}
+	var err error
+	if out.Default, err = decode(bp.Spec.Values.Default); err != nil {
+		return out, fmt.Errorf("GatewayClassBlueprint %s spec.values.default: %w", bp.Name, err)
+	}
+	if out.Override, err = decode(bp.Spec.Values.Override); err != nil {
+		return out, fmt.Errorf("GatewayClassBlueprint %s spec.values.override: %w", bp.Name, err)
+	}
+	return out, nil
+}
+
+func decode(j *apiextensionsv1.JSON) (map[string]any, error) {
+	if j == nil {
+		return nil, nil
+	}
+	return precedence.ParseValues(j.Raw)
+}

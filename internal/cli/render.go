@@ -1,0 +1,374 @@
+package cli
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"helm.sh/helm/v3/pkg/cli/values"
+	"helm.sh/helm/v3/pkg/getter"
+	"k8s.io/apimachinery/pkg/types"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	"sigs.k8s.io/yaml"
+
+	"gantry.dev/gantry/desired"
+	"gantry.dev/gantry/manifests"
+	"gantry.dev/gantry/precedence"
+)
+
+type renderOptions struct {
+	gateways            []string
+	output              string
+	showValues          bool
+	explain             bool
+	showOnly            []string
+	outputDir           string
+	controllerNamespace string
+	values              values.Options
+}
+
+func newRenderCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	o := &renderOptions{}
+	cmd := &cobra.Command{
+		Use:   "render [FILE|FOLDER|-]...",
+		Short: "Render Gateways offline, and show which policy decided each value",
+		Long: `Render reads manifests (blueprints, GatewayClasses, Gateways, HTTPRoutes, GatewayClassConfigs,
+GatewayConfigs, Namespaces) from files, folders or "-" for stdin, and prints what each Gateway of a
+Gantry class would get — the same computation the controller runs.
+
+--show-values prints the effective values instead of the objects; --explain prints, for each value,
+the object that set it, the stanza, the level and what it shadowed, then what became of each policy.
+--values and --set add a layer above every policy, labelled "command line".`,
+		Example: `  gantry render samples/defaults-vs-overrides
+  gantry render samples/defaults-vs-overrides --gateway team-a/web --explain
+  gantry render samples/defaults-vs-overrides --set replicas=5 -o json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.run(args, stdin, stdout, stderr)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&o.gateways, "gateway", nil, "render only this Gateway, as namespace/name (repeatable; default: every Gateway of a Gantry class)")
+	f.StringVarP(&o.output, "output", "o", "yaml", "output format: yaml or json")
+	f.BoolVar(&o.showValues, "show-values", false, "print each Gateway's effective values instead of its objects")
+	f.BoolVar(&o.explain, "explain", false, "print, for each value, who set it and what it shadowed, then each policy's outcome")
+	f.StringArrayVar(&o.showOnly, "show-only", nil, "print only objects of this template (a resourceTemplates key; repeatable)")
+	f.StringVar(&o.outputDir, "output-dir", "", "write objects to DIR/<namespace>/<gateway>/<template>.yaml instead of stdout")
+	f.StringVar(&o.controllerNamespace, "controller-namespace", desired.DefaultControllerNamespace, "namespace whose GatewayClassConfigs are global")
+	f.StringArrayVarP(&o.values.ValueFiles, "values", "f", nil, "a YAML file of values above every policy (repeatable)")
+	f.StringArrayVar(&o.values.Values, "set", nil, "set a value above every policy, Helm-style: a.b=c,d=e (repeatable)")
+	f.StringArrayVar(&o.values.StringValues, "set-string", nil, "like --set, always as a string")
+	return cmd
+}
+
+// rendered is one Gateway's outcome.
+type rendered struct {
+	gw  *gwv1.Gateway
+	in  *desired.Input
+	res *desired.Result
+	err error
+}
+
+func (o *renderOptions) run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if o.output != "yaml" && o.output != "json" {
+		return usagef("--output must be yaml or json, not %q", o.output)
+	}
+	for _, g := range o.gateways {
+		if ns, name, ok := strings.Cut(g, "/"); !ok || ns == "" || name == "" {
+			return usagef("--gateway must be namespace/name, not %q", g)
+		}
+	}
+	cmdline, err := o.commandLine()
+	if err != nil {
+		return err
+	}
+	set, err := manifests.Load(args, stdin)
+	if err != nil {
+		return err
+	}
+	gateways, err := o.selectGateways(set)
+	if err != nil {
+		return err
+	}
+
+	var results []rendered
+	failed := false
+	for _, gw := range gateways {
+		in := set.Input(gw, o.controllerNamespace)
+		in.CommandLine = cmdline
+		res, err := desired.Gateway(in)
+		if err != nil {
+			failed = true
+			fmt.Fprintf(stderr, "Error: Gateway %s/%s: %v\n", gw.Namespace, gw.Name, err)
+		}
+		results = append(results, rendered{gw: gw, in: in, res: res, err: err})
+	}
+
+	switch {
+	case o.explain || o.showValues:
+		for _, r := range results {
+			if r.err == nil {
+				o.printValues(stdout, r)
+			}
+		}
+	case o.outputDir != "":
+		for _, r := range results {
+			if r.err == nil {
+				if err := o.writeDir(stdout, r); err != nil {
+					return err
+				}
+			}
+		}
+	default:
+		if err := o.printObjects(stdout, results); err != nil {
+			return err
+		}
+	}
+	if failed {
+		return errReported
+	}
+	return nil
+}
+
+// commandLine builds the --values/--set layer with Helm's own parsing.
+func (o *renderOptions) commandLine() (map[string]any, error) {
+	if len(o.values.ValueFiles)+len(o.values.Values)+len(o.values.StringValues) == 0 {
+		return nil, nil
+	}
+	v, err := o.values.MergeValues(getter.Providers{})
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return precedence.Normalize(v).(map[string]any), nil
+}
+
+func (o *renderOptions) selectGateways(set *manifests.Set) ([]*gwv1.Gateway, error) {
+	if len(o.gateways) == 0 {
+		var out []*gwv1.Gateway
+		for _, gw := range set.Gateways {
+			if set.Serves(gw) {
+				out = append(out, gw)
+			}
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("no Gateway of a Gantry class (controllerName %s) in the manifests", "gantry.dev/gateway-controller")
+		}
+		return out, nil
+	}
+	var out []*gwv1.Gateway
+	for _, g := range o.gateways {
+		ns, name, _ := strings.Cut(g, "/")
+		i := slices.IndexFunc(set.Gateways, func(gw *gwv1.Gateway) bool { return gw.Namespace == ns && gw.Name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("Gateway %s is not in the manifests", g)
+		}
+		out = append(out, set.Gateways[i])
+	}
+	return out, nil
+}
+
+func (o *renderOptions) keep(obj desired.Object) bool {
+	return len(o.showOnly) == 0 || slices.Contains(o.showOnly, obj.Template)
+}
+
+func (o *renderOptions) printObjects(w io.Writer, results []rendered) error {
+	if o.output == "json" {
+		list := map[string]any{"apiVersion": "v1", "kind": "List", "items": []any{}}
+		for _, r := range results {
+			if r.err != nil {
+				continue
+			}
+			for _, obj := range r.res.Objects {
+				if o.keep(obj) {
+					list["items"] = append(list["items"].([]any), obj.Object)
+				}
+			}
+		}
+		b, err := json.MarshalIndent(list, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err
+	}
+	for _, r := range results {
+		if r.err != nil {
+			continue
+		}
+		fmt.Fprintf(w, "# Gateway %s/%s (class %s, blueprint %s)\n", r.gw.Namespace, r.gw.Name, r.gw.Spec.GatewayClassName, r.in.Blueprint.Name)
+		for _, p := range r.res.Pending {
+			fmt.Fprintf(w, "# Pending: %s\n", p)
+		}
+		for _, route := range r.res.Routes {
+			for _, p := range route.Pending {
+				fmt.Fprintf(w, "# Pending (HTTPRoute %s): %s\n", route.NamespacedName, p)
+			}
+		}
+		for _, a := range r.res.Addresses {
+			fmt.Fprintf(w, "# Status address: %s\n", a.Value)
+		}
+		for _, obj := range r.res.Objects {
+			if !o.keep(obj) {
+				continue
+			}
+			b, err := yaml.Marshal(obj.Object)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "---\n# Source: %s\n%s", source(r, obj), b)
+		}
+	}
+	return nil
+}
+
+func source(r rendered, obj desired.Object) string {
+	if obj.Owner.Kind == "HTTPRoute" {
+		return fmt.Sprintf("%s/httpRouteTemplate/%s (HTTPRoute %s)", r.in.Blueprint.Name, obj.Template, obj.Owner.NamespacedName)
+	}
+	return fmt.Sprintf("%s/gatewayTemplate/%s", r.in.Blueprint.Name, obj.Template)
+}
+
+func (o *renderOptions) writeDir(stdout io.Writer, r rendered) error {
+	files := map[string][]byte{}
+	var order []string
+	for _, obj := range r.res.Objects {
+		if !o.keep(obj) {
+			continue
+		}
+		dir := filepath.Join(o.outputDir, r.gw.Namespace, r.gw.Name)
+		if obj.Owner.Kind == "HTTPRoute" {
+			dir = filepath.Join(dir, "httproutes", obj.Owner.Namespace, obj.Owner.Name)
+		}
+		path := filepath.Join(dir, obj.Template+".yaml")
+		b, err := yaml.Marshal(obj.Object)
+		if err != nil {
+			return err
+		}
+		if _, ok := files[path]; !ok {
+			order = append(order, path)
+		}
+		files[path] = append(files[path], append([]byte("---\n"), b...)...)
+	}
+	for _, path := range order {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, files[path], 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", path)
+	}
+	return nil
+}
+
+// printValues prints --show-values and --explain for one Gateway and its routes.
+func (o *renderOptions) printValues(w io.Writer, r rendered) {
+	title := fmt.Sprintf("Gateway %s/%s (class %s, blueprint %s)", r.gw.Namespace, r.gw.Name, r.gw.Spec.GatewayClassName, r.in.Blueprint.Name)
+	o.printValueSet(w, title, r.res.Values)
+	for _, route := range r.res.Routes {
+		if route.Values != nil {
+			o.printValueSet(w, fmt.Sprintf("HTTPRoute %s on %s", route.NamespacedName, types.NamespacedName{Namespace: r.gw.Namespace, Name: r.gw.Name}), route.Values)
+		}
+	}
+}
+
+func (o *renderOptions) printValueSet(w io.Writer, title string, v *precedence.Result) {
+	fmt.Fprintf(w, "# %s\n", title)
+	if o.showValues {
+		if o.output == "json" {
+			b, _ := json.MarshalIndent(v.Values, "", "  ")
+			fmt.Fprintf(w, "%s\n", b)
+		} else {
+			b, _ := yaml.Marshal(v.Values)
+			fmt.Fprintf(w, "%s", b)
+		}
+	}
+	if o.explain {
+		if o.showValues {
+			fmt.Fprintln(w)
+		}
+		Explain(w, v)
+	}
+	fmt.Fprintln(w)
+}
+
+// Explain prints a value-by-value account of a precedence result, then each policy's outcome.
+func Explain(w io.Writer, v *precedence.Result) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PATH\tVALUE\tSET BY\tSTANZA\tLEVEL\tSHADOWED")
+	for _, l := range v.Leaves {
+		value := compact(l.Value)
+		if l.Removed {
+			value = "(removed)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", l.Path, value, l.Source.Ref, l.Source.Stanza, l.Source.Level, shadows(l))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "POLICY\tLEVEL\tOUTCOME\tDETAIL")
+	for _, out := range v.Outcomes {
+		level := "-"
+		if out.State != precedence.StateNotApplicable {
+			level = out.Level.String()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", out.Ref, level, out.State, detail(out))
+	}
+	tw.Flush()
+}
+
+func shadows(l precedence.Leaf) string {
+	if len(l.Shadowed) == 0 {
+		return "-"
+	}
+	parts := make([]string, 0, len(l.Shadowed))
+	for _, s := range l.Shadowed {
+		value := compact(s.Value)
+		if s.Removed {
+			value = "(removed)"
+		}
+		at := ""
+		if s.Path.String() != l.Path.String() {
+			at = s.Path.String() + "="
+		}
+		parts = append(parts, fmt.Sprintf("%s%s from %s %s", at, value, s.Source.Ref, s.Source.Stanza))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func detail(o precedence.Outcome) string {
+	if o.State == precedence.StateNotApplicable {
+		return o.Reason
+	}
+	if len(o.Superseded) == 0 {
+		return "-"
+	}
+	parts := make([]string, 0, len(o.Superseded))
+	for _, s := range o.Superseded {
+		parts = append(parts, fmt.Sprintf("%s (%s) superseded by %s %s", s.Path, s.Stanza, s.By.Ref, s.By.Stanza))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func compact(v any) string {
+	if s, ok := v.(string); ok {
+		return cmp.Or(strconvQuote(s), `""`)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

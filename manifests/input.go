@@ -1,0 +1,62 @@
+package manifests
+
+import (
+	"k8s.io/apimachinery/pkg/types"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/desired"
+)
+
+// Serves reports whether a Gateway's class is one of Gantry's (its controllerName is Gantry's).
+func (s *Set) Serves(gw *gwv1.Gateway) bool {
+	c := s.Classes[string(gw.Spec.GatewayClassName)]
+	return c != nil && c.Spec.ControllerName == v1alpha1.ControllerName
+}
+
+// Input gathers the desired.Input of one Gateway from the set, as the controller does from an
+// API server: its class and blueprint, every route and policy (precedence decides which
+// apply), and the live objects carrying the Gateway's labels as .Resources.
+func (s *Set) Input(gw *gwv1.Gateway, controllerNamespace string) *desired.Input {
+	in := &desired.Input{
+		ControllerNamespace: controllerNamespace,
+		Gateway:             gw,
+		Class:               s.Classes[string(gw.Spec.GatewayClassName)],
+		Routes:              s.Routes,
+		NamespaceLabels:     s.NamespaceLabels,
+		GatewayClassConfigs: s.GatewayClassConfigs,
+		GatewayConfigs:      s.GatewayConfigs,
+	}
+	if in.Class != nil {
+		if name, err := desired.BlueprintName(in.Class); err == nil {
+			in.Blueprint = s.Blueprints[name]
+		}
+	}
+	gwLabel := desired.LabelValue(gw.Name)
+	for _, u := range s.Live {
+		l := u.GetLabels()
+		tmpl := l[v1alpha1.LabelTemplate]
+		if tmpl == "" || l[v1alpha1.LabelGatewayName] != gwLabel {
+			continue
+		}
+		if route := l[v1alpha1.LabelHTTPRoute]; route != "" {
+			key := types.NamespacedName{Namespace: u.GetNamespace(), Name: route}
+			if in.LiveRoutes == nil {
+				in.LiveRoutes = map[types.NamespacedName]map[string][]map[string]any{}
+			}
+			if in.LiveRoutes[key] == nil {
+				in.LiveRoutes[key] = map[string][]map[string]any{}
+			}
+			in.LiveRoutes[key][tmpl] = append(in.LiveRoutes[key][tmpl], u.Object)
+			continue
+		}
+		if u.GetNamespace() != "" && u.GetNamespace() != gw.Namespace {
+			continue
+		}
+		if in.Live == nil {
+			in.Live = map[string][]map[string]any{}
+		}
+		in.Live[tmpl] = append(in.Live[tmpl], u.Object)
+	}
+	return in
+}

@@ -1,0 +1,197 @@
+// Package manifests reads Gantry's inputs from YAML files, folders or standard input, for
+// `gantry render`: blueprints, GatewayClasses, Gateways, HTTPRoutes, policies, Namespaces and
+// live objects that Gantry rendered earlier. It turns them into the same desired.Input the
+// controller gathers from an API server.
+package manifests
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	"sigs.k8s.io/yaml"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/render"
+)
+
+// Set is everything read from the manifests.
+type Set struct {
+	Blueprints          map[string]*v1alpha1.GatewayClassBlueprint
+	Classes             map[string]*gwv1.GatewayClass
+	Gateways            []*gwv1.Gateway
+	Routes              []*gwv1.HTTPRoute
+	GatewayClassConfigs []*v1alpha1.GatewayClassConfig
+	GatewayConfigs      []*v1alpha1.GatewayConfig
+	NamespaceLabels     map[string]map[string]string
+	// Live are other objects; those with Gantry's labels stand for what a Gateway rendered
+	// before, and feed .Resources.
+	Live []*unstructured.Unstructured
+}
+
+// Load reads manifests from paths: files, folders (every .yaml, .yml and .json below them) or
+// "-" for stdin. Known kinds are decoded strictly, so a misspelt field is an error naming the
+// file and document.
+func Load(paths []string, stdin io.Reader) (*Set, error) {
+	s := &Set{
+		Blueprints:      map[string]*v1alpha1.GatewayClassBlueprint{},
+		Classes:         map[string]*gwv1.GatewayClass{},
+		NamespaceLabels: map[string]map[string]string{},
+	}
+	for _, p := range paths {
+		if p == "-" {
+			data, err := io.ReadAll(stdin)
+			if err != nil {
+				return nil, fmt.Errorf("read stdin: %w", err)
+			}
+			if err := s.add("<stdin>", data); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		files, err := expand(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			if err := s.add(f, data); err != nil {
+				return nil, err
+			}
+		}
+	}
+	sortBy := func(a, b interface {
+		GetNamespace() string
+		GetName() string
+	}) int { return cmp.Or(cmp.Compare(a.GetNamespace(), b.GetNamespace()), cmp.Compare(a.GetName(), b.GetName())) }
+	slices.SortFunc(s.Gateways, func(a, b *gwv1.Gateway) int { return sortBy(a, b) })
+	return s, nil
+}
+
+func expand(p string) ([]string, error) {
+	info, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return []string{p}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch strings.ToLower(filepath.Ext(path)) {
+		case ".yaml", ".yml", ".json":
+			if !d.IsDir() {
+				files = append(files, path)
+			}
+		}
+		return nil
+	})
+	return files, err
+}
+
+func (s *Set) add(file string, data []byte) error {
+	docs, lines := render.SplitDocuments(string(data))
+	for i, doc := range docs {
+		if err := s.addDocument(doc); err != nil {
+			return fmt.Errorf("%s: document %d (line %d): %w", file, i+1, lines[i], err)
+		}
+	}
+	return nil
+}
+
+func (s *Set) addDocument(doc string) error {
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
+		return err
+	}
+	if head.APIVersion == "" && head.Kind == "" {
+		if strings.TrimSpace(doc) == "null" {
+			return nil
+		}
+		return fmt.Errorf("not a Kubernetes object (no apiVersion and kind)")
+	}
+	strict := func(into any) error { return yaml.UnmarshalStrict([]byte(doc), into) }
+	group := head.APIVersion
+	if i := strings.Index(group, "/"); i >= 0 {
+		group = group[:i]
+	} else {
+		group = ""
+	}
+	switch {
+	case group == v1alpha1.GroupName && head.Kind == "GatewayClassBlueprint":
+		o := &v1alpha1.GatewayClassBlueprint{}
+		if err := strict(o); err != nil {
+			return err
+		}
+		s.Blueprints[o.Name] = o
+	case group == v1alpha1.GroupName && head.Kind == "GatewayClassConfig":
+		o := &v1alpha1.GatewayClassConfig{}
+		if err := strict(o); err != nil {
+			return err
+		}
+		o.Namespace = cmp.Or(o.Namespace, "default")
+		s.GatewayClassConfigs = append(s.GatewayClassConfigs, o)
+	case group == v1alpha1.GroupName && head.Kind == "GatewayConfig":
+		o := &v1alpha1.GatewayConfig{}
+		if err := strict(o); err != nil {
+			return err
+		}
+		o.Namespace = cmp.Or(o.Namespace, "default")
+		s.GatewayConfigs = append(s.GatewayConfigs, o)
+	case group == gwv1.GroupName && head.Kind == "GatewayClass":
+		o := &gwv1.GatewayClass{}
+		if err := strict(o); err != nil {
+			return err
+		}
+		s.Classes[o.Name] = o
+	case group == gwv1.GroupName && head.Kind == "Gateway":
+		o := &gwv1.Gateway{}
+		if err := strict(o); err != nil {
+			return err
+		}
+		o.Namespace = cmp.Or(o.Namespace, "default")
+		s.Gateways = append(s.Gateways, o)
+	case group == gwv1.GroupName && head.Kind == "HTTPRoute":
+		o := &gwv1.HTTPRoute{}
+		if err := strict(o); err != nil {
+			return err
+		}
+		o.Namespace = cmp.Or(o.Namespace, "default")
+		s.Routes = append(s.Routes, o)
+	case group == "" && head.Kind == "Namespace":
+		o := &corev1.Namespace{}
+		if err := strict(o); err != nil {
+			return err
+		}
+		s.NamespaceLabels[o.Name] = o.Labels
+	default:
+		u := &unstructured.Unstructured{}
+		j, err := yaml.YAMLToJSON([]byte(doc))
+		if err != nil {
+			return err
+		}
+		if err := u.UnmarshalJSON(bytes.TrimSpace(j)); err != nil {
+			return err
+		}
+		s.Live = append(s.Live, u)
+	}
+	return nil
+}

@@ -1,0 +1,259 @@
+package precedence
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+)
+
+// Resolve merges the chain of in into the effective values, with the provenance of every leaf
+// and the outcome of every policy. The same input in any order gives the same result.
+//
+// The merge is written here rather than taken from mergo or a JSON-merge-patch library because
+// neither records, value by value, who set what and whom it beat — and that record is the
+// point: it drives `render --explain`, policy status and the Affected conditions.
+func Resolve(in Input) *Result {
+	applicable, skipped := chain(&in)
+
+	// One sequence of patches, each beating all before it: defaults from the highest to the
+	// lowest (lower defaults win), then overrides from the lowest to the highest (higher
+	// overrides win, and any override beats any default), then the command line.
+	bp := Ref{Kind: KindBlueprint, Name: in.Blueprint.Name}
+	var layers []layer
+	add := func(ref Ref, level Level, stanza Stanza, values map[string]any) {
+		if values != nil {
+			layers = append(layers, layer{Source: Source{Ref: ref, Stanza: stanza, Level: level}, values: values})
+		}
+	}
+	add(bp, LevelBlueprint, StanzaDefault, in.Blueprint.Default)
+	for _, p := range applicable {
+		add(p.Ref, p.level, StanzaDefault, p.Default)
+	}
+	for _, p := range slices.Backward(applicable) {
+		add(p.Ref, p.level, StanzaOverride, p.Override)
+	}
+	add(bp, LevelBlueprint, StanzaOverride, in.Blueprint.Override)
+	add(Ref{Kind: KindCommandLine}, LevelCommandLine, StanzaOverride, in.CommandLine)
+
+	m := merger{root: newMap(Source{}), lost: map[Ref][]Superseded{}}
+	for i := range layers {
+		m.patch(m.root, nil, layers[i].values, &layers[i].Source)
+	}
+
+	res := &Result{Values: m.root.values(), Chain: []Ref{bp}}
+	m.root.leaves(nil, nil, &res.Leaves)
+	for _, p := range applicable {
+		res.Chain = append(res.Chain, p.Ref)
+		res.Outcomes = append(res.Outcomes, m.outcome(p))
+	}
+	if in.CommandLine != nil {
+		res.Chain = append(res.Chain, Ref{Kind: KindCommandLine})
+	}
+	res.Outcomes = append(res.Outcomes, skipped...)
+	slices.SortFunc(res.Outcomes, func(a, b Outcome) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	return res
+}
+
+type layer struct {
+	Source
+	values map[string]any
+}
+
+// node is one place in the provenance tree: a map (children != nil), a leaf value, or a
+// tombstone left by an explicit null.
+type node struct {
+	children map[string]*node
+	value    any
+	removed  bool
+	src      Source
+	shadowed []Shadow
+}
+
+func newMap(src Source) *node { return &node{children: map[string]*node{}, src: src} }
+
+type merger struct {
+	root *node
+	// contributed and lost are keyed by policy; a path a policy set and later replaced itself
+	// (its override over its own default) is neither lost nor counted twice.
+	contributed map[Ref]map[string]bool
+	lost        map[Ref][]Superseded
+}
+
+// patch applies p at n as an RFC 7386 merge patch, recording who beat whom.
+func (m *merger) patch(n *node, path Path, p map[string]any, by *Source) {
+	for _, k := range slices.Sorted(maps.Keys(p)) {
+		v, old, at := p[k], n.children[k], path.child(k)
+		switch v := v.(type) {
+		case nil:
+			m.forgive(by, at, true)
+			if old == nil || old.removed {
+				continue // nothing to remove: the null has no effect
+			}
+			n.children[k] = &node{removed: true, src: *by, shadowed: m.replace(old, at, by)}
+			m.contribute(by, at)
+		case map[string]any:
+			if old == nil || old.children == nil {
+				m.forgive(by, at, false)
+				fresh := newMap(*by)
+				if old != nil {
+					fresh.shadowed = m.replace(old, at, by)
+				}
+				n.children[k] = fresh
+				old = fresh
+				if len(v) == 0 {
+					m.contribute(by, at)
+				}
+			}
+			m.patch(old, at, v, by)
+		default:
+			m.forgive(by, at, true)
+			var shadowed []Shadow
+			if old != nil {
+				shadowed = m.replace(old, at, by)
+			}
+			n.children[k] = &node{value: v, src: *by, shadowed: shadowed}
+			m.contribute(by, at)
+		}
+	}
+}
+
+func (m *merger) contribute(by *Source, at Path) {
+	if m.contributed == nil {
+		m.contributed = map[Ref]map[string]bool{}
+	}
+	set := m.contributed[by.Ref]
+	if set == nil {
+		set = map[string]bool{}
+		m.contributed[by.Ref] = set
+	}
+	set[at.String()] = true
+}
+
+// forgive drops the losses of by's own default stanza that by's override, now patching at,
+// would have caused anyway — at at and above it, and when below is set under it too — for a
+// policy's override over its own default is not a loss, whoever replaced the default first.
+func (m *merger) forgive(by *Source, at Path, below bool) {
+	lost := m.lost[by.Ref]
+	if by.Stanza != StanzaOverride || len(lost) == 0 {
+		return
+	}
+	kept := lost[:0]
+	for _, s := range lost {
+		if s.Stanza == StanzaDefault && (at.hasPrefix(s.Path) || below && s.Path.hasPrefix(at)) {
+			continue
+		}
+		kept = append(kept, s)
+	}
+	if len(kept) == 0 {
+		kept = nil
+	}
+	m.lost[by.Ref] = kept
+}
+
+// replace records that by replaced everything under old (at path at) and returns what it
+// shadowed, most recent first: each value with its own history, in key order, then the
+// history of the maps holding them.
+func (m *merger) replace(old *node, at Path, by *Source) []Shadow {
+	var out []Shadow
+	m.collect(old, at, by, &out)
+	return out
+}
+
+func (m *merger) collect(n *node, at Path, by *Source, out *[]Shadow) {
+	if len(n.children) > 0 {
+		for _, k := range slices.Sorted(maps.Keys(n.children)) {
+			m.collect(n.children[k], at.child(k), by, out)
+		}
+		*out = append(*out, n.shadowed...)
+		return
+	}
+	// Only leaves, empty maps and tombstones carry values.
+	if n.src.Ref != by.Ref {
+		m.lost[n.src.Ref] = append(m.lost[n.src.Ref], Superseded{Path: at, Stanza: n.src.Stanza, By: *by})
+	} else if set := m.contributed[by.Ref]; set != nil {
+		delete(set, at.String()) // a policy's override over its own default
+	}
+	*out = append(*out, Shadow{Path: at, Value: n.leafValue(), Removed: n.removed, Source: n.src})
+	*out = append(*out, n.shadowed...)
+}
+
+// leafValue is the value a leaf node holds: an empty map is one.
+func (n *node) leafValue() any {
+	if n.children != nil {
+		return map[string]any{}
+	}
+	return n.value
+}
+
+// values builds the effective tree, leaving tombstones out. Lists and maps are copied: a
+// template that changes .Values must not change a policy (an informer's cache) or a Leaf.
+func (n *node) values() map[string]any {
+	out := make(map[string]any, len(n.children))
+	for k, c := range n.children {
+		switch {
+		case c.removed:
+		case c.children != nil:
+			out[k] = c.values()
+		default:
+			out[k] = deepCopy(c.value)
+		}
+	}
+	return out
+}
+
+func deepCopy(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		c := make(map[string]any, len(v))
+		for k, e := range v {
+			c[k] = deepCopy(e)
+		}
+		return c
+	case []any:
+		c := make([]any, len(v))
+		for i, e := range v {
+			c[i] = deepCopy(e)
+		}
+		return c
+	default:
+		return v
+	}
+}
+
+// leaves lists the leaves under n in path order. A map's history (what it replaced when it
+// was created) belongs to every leaf inside it, after the leaf's own: it is older.
+func (n *node) leaves(at Path, inherited []Shadow, out *[]Leaf) {
+	for _, k := range slices.Sorted(maps.Keys(n.children)) {
+		c, p := n.children[k], at.child(k)
+		shadowed := c.shadowed
+		if len(inherited) > 0 {
+			shadowed = slices.Concat(c.shadowed, inherited)
+		}
+		if len(c.children) > 0 {
+			c.leaves(p, shadowed, out)
+			continue
+		}
+		*out = append(*out, Leaf{Path: p, Value: c.leafValue(), Removed: c.removed, Source: c.src, Shadowed: shadowed})
+	}
+}
+
+func (m *merger) outcome(p placed) Outcome {
+	o := Outcome{Ref: p.Ref, Level: p.level, State: StateEnforced, Superseded: m.lost[p.Ref]}
+	if len(o.Superseded) == 0 {
+		return o
+	}
+	lost := map[string]bool{}
+	for _, s := range o.Superseded {
+		lost[s.Path.String()] = true
+	}
+	o.State = StateOverridden
+	for path := range m.contributed[p.Ref] {
+		if !lost[path] {
+			o.State = StatePartiallyEnforced
+			break
+		}
+	}
+	return o
+}
