@@ -72,11 +72,9 @@ func Load(paths []string, stdin io.Reader) (*Set, error) {
 			}
 		}
 	}
-	sortBy := func(a, b interface {
-		GetNamespace() string
-		GetName() string
-	}) int { return cmp.Or(cmp.Compare(a.GetNamespace(), b.GetNamespace()), cmp.Compare(a.GetName(), b.GetName())) }
-	slices.SortFunc(s.Gateways, func(a, b *gwv1.Gateway) int { return sortBy(a, b) })
+	slices.SortFunc(s.Gateways, func(a, b *gwv1.Gateway) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
 	return s, nil
 }
 
