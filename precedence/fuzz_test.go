@@ -272,7 +272,19 @@ func checkOutcomes(t *testing.T, in Input, levels []Level, res *Result) {
 	if len(res.Chain) != chain || res.Chain[0] != bpRef {
 		t.Fatalf("chain %v: want the blueprint and %d more", res.Chain, chain-1)
 	}
+	// Who holds each effective value or removal: a policy that holds one is not Overridden, and
+	// does not hold a path it lost.
+	holds := map[Ref]map[string]bool{}
+	for _, l := range res.Leaves {
+		if holds[l.Source.Ref] == nil {
+			holds[l.Source.Ref] = map[string]bool{}
+		}
+		holds[l.Source.Ref][l.Path.String()] = true
+	}
 	for _, o := range res.Outcomes {
+		if o.State == StateOverridden && len(holds[o.Ref]) > 0 {
+			t.Fatalf("%s is Overridden but still sets %v: %s", o.Ref, holds[o.Ref], asJSON(o))
+		}
 		level, ok := want[o.Ref]
 		switch {
 		case !ok:
@@ -286,8 +298,8 @@ func checkOutcomes(t *testing.T, in Input, levels []Level, res *Result) {
 			t.Fatalf("%s: state does not match superseded paths: %s", o.Ref, asJSON(o))
 		}
 		for _, s := range o.Superseded {
-			if s.By.Ref == o.Ref || !slices.Contains(res.Chain, s.By.Ref) {
-				t.Fatalf("%s superseded at %s by %s", o.Ref, s.Path, s.By)
+			if s.By.Ref == o.Ref || !slices.Contains(res.Chain, s.By.Ref) || holds[o.Ref][s.Path.String()] {
+				t.Fatalf("%s superseded at %s by %s: %s", o.Ref, s.Path, s.By, asJSON(o))
 			}
 		}
 	}

@@ -76,7 +76,8 @@ func newMap(src Source) *node { return &node{children: map[string]*node{}, src: 
 type merger struct {
 	root *node
 	// contributed and lost are keyed by policy; a path a policy set and later replaced itself
-	// (its override over its own default) is neither lost nor counted twice.
+	// (its override over its own default, even with another value set in between) is neither
+	// lost nor counted twice.
 	contributed map[Ref]map[string]bool
 	lost        map[Ref][]Superseded
 }
@@ -94,19 +95,20 @@ func (m *merger) patch(n *node, path Path, p map[string]any, by *Source) {
 			n.children[k] = &node{removed: true, src: *by, shadowed: m.replace(old, at, by)}
 			m.contribute(by, at)
 		case map[string]any:
-			if old == nil || old.children == nil {
+			fresh := old == nil || old.children == nil
+			if fresh {
 				m.forgive(by, at, false)
-				fresh := newMap(*by)
+				created := newMap(*by)
 				if old != nil {
-					fresh.shadowed = m.replace(old, at, by)
+					created.shadowed = m.replace(old, at, by)
 				}
-				n.children[k] = fresh
-				old = fresh
-				if len(v) == 0 {
-					m.contribute(by, at)
-				}
+				n.children[k] = created
+				old = created
 			}
 			m.patch(old, at, v, by)
+			if fresh && len(old.children) == 0 {
+				m.contribute(by, at) // an empty map is a value (v was {} or only nulls)
+			}
 		default:
 			m.forgive(by, at, true)
 			var shadowed []Shadow
@@ -166,17 +168,25 @@ func (m *merger) collect(n *node, at Path, by *Source, out *[]Shadow) {
 		for _, k := range slices.Sorted(maps.Keys(n.children)) {
 			m.collect(n.children[k], at.child(k), by, out)
 		}
+		if m.contributed[n.src.Ref][at.String()] {
+			m.supersede(n.src, at, by) // set as {} and merged into since
+		}
 		*out = append(*out, n.shadowed...)
 		return
 	}
 	// Only leaves, empty maps and tombstones carry values.
-	if n.src.Ref != by.Ref {
-		m.lost[n.src.Ref] = append(m.lost[n.src.Ref], Superseded{Path: at, Stanza: n.src.Stanza, By: *by})
+	m.supersede(n.src, at, by)
+	*out = append(*out, Shadow{Path: at, Value: n.leafValue(), Removed: n.removed, Source: n.src})
+	*out = append(*out, n.shadowed...)
+}
+
+// supersede records that by replaced what src had set at at.
+func (m *merger) supersede(src Source, at Path, by *Source) {
+	if src.Ref != by.Ref {
+		m.lost[src.Ref] = append(m.lost[src.Ref], Superseded{Path: at, Stanza: src.Stanza, By: *by})
 	} else if set := m.contributed[by.Ref]; set != nil {
 		delete(set, at.String()) // a policy's override over its own default
 	}
-	*out = append(*out, Shadow{Path: at, Value: n.leafValue(), Removed: n.removed, Source: n.src})
-	*out = append(*out, n.shadowed...)
 }
 
 // leafValue is the value a leaf node holds: an empty map is one.
@@ -206,12 +216,18 @@ func (n *node) values() map[string]any {
 func deepCopy(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
+		if v == nil {
+			return v
+		}
 		c := make(map[string]any, len(v))
 		for k, e := range v {
 			c[k] = deepCopy(e)
 		}
 		return c
 	case []any:
+		if v == nil {
+			return v
+		}
 		c := make([]any, len(v))
 		for i, e := range v {
 			c[i] = deepCopy(e)

@@ -432,6 +432,46 @@ func TestResolve(t *testing.T) {
 			},
 		},
 		{
+			// Found by FuzzResolve: the policy still sets extra, so it is not Overridden.
+			name: "a map of only nulls leaves an empty map, which is a value",
+			in: func() Input {
+				in := gatewayInput(Blueprint{}, withOverride(global, vals{"extra": vals{"x": nil}, "replicas": 1}))
+				in.CommandLine = vals{"replicas": 2}
+				return in
+			}(),
+			want: Result{
+				Values: vals{"extra": vals{}, "replicas": 2},
+				Leaves: []Leaf{
+					{Path: Path{"extra"}, Value: vals{}, Source: src(global.Ref, o, 1)},
+					{Path: Path{"replicas"}, Value: 2, Source: src(cliRef, o, LevelCommandLine),
+						Shadowed: []Shadow{{Path: Path{"replicas"}, Value: 1, Source: src(global.Ref, o, 1)}}},
+				},
+				Chain: []Ref{bpRef, global.Ref, cliRef},
+				Outcomes: []Outcome{{Ref: global.Ref, Level: 1, State: StatePartiallyEnforced,
+					Superseded: []Superseded{{Path: Path{"replicas"}, Stanza: o, By: src(cliRef, o, LevelCommandLine)}}}},
+			},
+		},
+		{
+			name: "an empty map merged into and then replaced is lost with what was merged",
+			in: gatewayInput(Blueprint{},
+				withDefault(global, vals{"extra": vals{}}),
+				withDefault(nsBase, vals{"extra": vals{"k": "v"}}),
+				withDefault(web, vals{"extra": "none"})),
+			want: Result{
+				Values: vals{"extra": "none"},
+				Leaves: []Leaf{{Path: Path{"extra"}, Value: "none", Source: src(web.Ref, d, 5),
+					Shadowed: []Shadow{{Path: Path{"extra", "k"}, Value: "v", Source: src(nsBase.Ref, d, 4)}}}},
+				Chain: []Ref{bpRef, global.Ref, nsBase.Ref, web.Ref},
+				Outcomes: []Outcome{
+					{Ref: global.Ref, Level: 1, State: StateOverridden,
+						Superseded: []Superseded{{Path: Path{"extra"}, Stanza: d, By: src(web.Ref, d, 5)}}},
+					{Ref: nsBase.Ref, Level: 4, State: StateOverridden,
+						Superseded: []Superseded{{Path: Path{"extra", "k"}, Stanza: d, By: src(web.Ref, d, 5)}}},
+					{Ref: web.Ref, Level: 5, State: StateEnforced},
+				},
+			},
+		},
+		{
 			name: "a policy with both stanzas: its override over its own default is not a loss",
 			in: gatewayInput(Blueprint{Default: vals{"replicas": 1}},
 				withOverride(withDefault(web, vals{"replicas": 2}), vals{"replicas": 3})),

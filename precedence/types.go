@@ -215,7 +215,8 @@ type Leaf struct {
 	// Removed marks a key that an explicit null removed; Value is then nil.
 	Removed bool   `json:"removed,omitempty"`
 	Source  Source `json:"source"`
-	// Shadowed lists what this leaf replaced, most recent first.
+	// Shadowed lists what this leaf replaced, most recent first, then what the maps holding it
+	// replaced when they were set (a map that replaced a scalar: the scalar).
 	Shadowed []Shadow `json:"shadowed,omitempty"`
 }
 
