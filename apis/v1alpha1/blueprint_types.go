@@ -115,6 +115,23 @@ type GatewayClassBlueprintStatus struct {
 	// +listMapKey=type
 	// +kubebuilder:validation:MaxItems=8
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// RenderedKinds lists every kind this blueprint has rendered for any Gateway. The controller
+	// watches these kinds and prunes objects of them, also after a restart and after a template
+	// that produced a kind is removed.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=256
+	RenderedKinds []GroupVersionKind `json:"renderedKinds,omitempty"`
+}
+
+// GroupVersionKind names a kind at a version; an empty group is the core group.
+type GroupVersionKind struct {
+	// +optional
+	Group string `json:"group"`
+	// +kubebuilder:validation:MinLength=1
+	Version string `json:"version"`
+	// +kubebuilder:validation:MinLength=1
+	Kind string `json:"kind"`
 }
 
 // +kubebuilder:object:root=true

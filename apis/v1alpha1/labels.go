@@ -10,6 +10,9 @@ const (
 	// LabelTemplate names the resourceTemplates key that produced an object; .Resources is
 	// built from it.
 	LabelTemplate = "gateway.gantry.dev/template"
+	// AnnotationOwner names the Gateway (namespace/name) whose render produced an object; an
+	// object without it, or naming another Gateway, is never changed or deleted.
+	AnnotationOwner = "gateway.gantry.dev/owner"
 	// LabelHTTPRoute names the HTTPRoute a route template rendered an object for.
 	LabelHTTPRoute = "gateway.gantry.dev/httproute-name"
 	// AnnotationKeep on a rendered object stops Gantry from pruning it when the blueprint no

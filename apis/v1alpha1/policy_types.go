@@ -29,7 +29,7 @@ type GatewayClassConfig struct {
 
 // GatewayClassConfigSpec targets a GatewayClass or a Namespace and carries values.
 //
-// +kubebuilder:validation:XValidation:rule="(self.targetRef.group == 'gateway.networking.k8s.io' && self.targetRef.kind == 'GatewayClass') || (self.targetRef.group == ” && self.targetRef.kind == 'Namespace')",message="a GatewayClassConfig may target only a GatewayClass (group gateway.networking.k8s.io) or a Namespace (group \"\")"
+// +kubebuilder:validation:XValidation:rule="(self.targetRef.group == 'gateway.networking.k8s.io' && self.targetRef.kind == 'GatewayClass') || (size(self.targetRef.group) == 0 && self.targetRef.kind == 'Namespace')",message="a GatewayClassConfig may target only a GatewayClass (group gateway.networking.k8s.io) or a Namespace (group \"\")"
 type GatewayClassConfigSpec struct {
 	// TargetRef is the GatewayClass or Namespace whose Gateways get these values.
 	TargetRef    PolicyTargetReference `json:"targetRef"`
@@ -58,7 +58,7 @@ type GatewayConfig struct {
 
 // GatewayConfigSpec targets a Gateway, an HTTPRoute or a Namespace and carries values.
 //
-// +kubebuilder:validation:XValidation:rule="(self.targetRef.group == 'gateway.networking.k8s.io' && (self.targetRef.kind == 'Gateway' || self.targetRef.kind == 'HTTPRoute')) || (self.targetRef.group == ” && self.targetRef.kind == 'Namespace')",message="a GatewayConfig may target only a Gateway or an HTTPRoute (group gateway.networking.k8s.io) or a Namespace (group \"\")"
+// +kubebuilder:validation:XValidation:rule="(self.targetRef.group == 'gateway.networking.k8s.io' && (self.targetRef.kind == 'Gateway' || self.targetRef.kind == 'HTTPRoute')) || (size(self.targetRef.group) == 0 && self.targetRef.kind == 'Namespace')",message="a GatewayConfig may target only a Gateway or an HTTPRoute (group gateway.networking.k8s.io) or a Namespace (group \"\")"
 type GatewayConfigSpec struct {
 	// TargetRef is the Gateway, HTTPRoute or Namespace these values are for.
 	TargetRef    PolicyTargetReference `json:"targetRef"`

@@ -1,0 +1,102 @@
+package samples_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gantry.dev/gantry/internal/cli"
+	"gantry.dev/gantry/internal/golden"
+)
+
+// TestGolden renders every scenario from the repository root, as the READMEs tell users to,
+// so that the command in each golden file is the one a user types.
+func TestGolden(t *testing.T) {
+	scenarios := scenarios(t)
+	t.Chdir("..")
+	for _, s := range scenarios {
+		dir := "samples/" + s
+		t.Run(s, func(t *testing.T) {
+			golden.Check(t, "samples/testdata/"+s+".out.yaml", golden.Render(t, dir))
+		})
+		t.Run(s+"/explain", func(t *testing.T) {
+			golden.Check(t, "samples/testdata/"+s+".explain.out.yaml", golden.Render(t, dir, "--explain"))
+		})
+	}
+}
+
+// TestReadmes checks that every scenario explains itself, and that the output pasted in
+// README.md after a line `$ gantry render ...` is what that command prints today.
+func TestReadmes(t *testing.T) {
+	readmes := []string{"README.md"}
+	for _, s := range scenarios(t) {
+		readmes = append(readmes, filepath.Join(s, "README.md"))
+	}
+	for _, readme := range readmes {
+		b, err := os.ReadFile(readme)
+		if err != nil {
+			t.Errorf("every scenario needs a README: %v", err)
+			continue
+		}
+		for _, ex := range examples(string(b)) {
+			t.Run(readme+": "+ex.command, func(t *testing.T) {
+				t.Chdir("..")
+				var stdout, stderr bytes.Buffer
+				cli.Run(strings.Fields(ex.command), strings.NewReader(""), &stdout, &stderr)
+				if got := stderr.String() + stdout.String(); got != ex.output {
+					t.Errorf("samples/%s shows output for `gantry %s` that the command no longer prints; paste this instead:\n%s", readme, ex.command, got)
+				}
+			})
+		}
+	}
+}
+
+// scenarios lists the scenario folders.
+func scenarios(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && e.Name() != "testdata" {
+			out = append(out, e.Name())
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no scenarios")
+	}
+	return out
+}
+
+type example struct {
+	command string // the arguments after "gantry"
+	output  string
+}
+
+// examples finds, in a Markdown text, fenced blocks whose first line is `$ gantry ARGS` and
+// whose other lines are that command's output.
+func examples(md string) []example {
+	var out []example
+	lines := strings.SplitAfter(md, "\n")
+	for i := 0; i < len(lines); i++ {
+		if !strings.HasPrefix(lines[i], "```") || i+1 >= len(lines) {
+			continue
+		}
+		cmd, ok := strings.CutPrefix(strings.TrimSpace(lines[i+1]), "$ gantry ")
+		if !ok {
+			continue
+		}
+		var body strings.Builder
+		j := i + 2
+		for ; j < len(lines) && !strings.HasPrefix(lines[j], "```"); j++ {
+			body.WriteString(lines[j])
+		}
+		out = append(out, example{command: cmd, output: body.String()})
+		i = j
+	}
+	return out
+}
