@@ -20,12 +20,13 @@ $(CONTROLLER_GEN): hack/tools/go.mod hack/tools/go.sum
 generate: $(CONTROLLER_GEN)
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./apis/...
 	$(CONTROLLER_GEN) crd paths=./apis/... output:crd:artifacts:config=config/crd
+	hack/gateway-api-crds.sh
 
 # Regenerates CRDs and deepcopy and fails if that changed anything: generated code is committed.
 verify-generated: generate
-	@if [ -n "$$(git status --porcelain -- apis config/crd)" ]; then \
+	@if [ -n "$$(git status --porcelain -- apis config/crd config/gateway-api)" ]; then \
 	  echo "generated files are out of date; run 'make generate' and commit:"; \
-	  git status --porcelain -- apis config/crd; git --no-pager diff -- apis config/crd | head -50; exit 1; fi
+	  git status --porcelain -- apis config/crd config/gateway-api; git --no-pager diff -- apis config/crd config/gateway-api | head -50; exit 1; fi
 
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi

@@ -1,0 +1,205 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/desired"
+)
+
+// FieldManager is the server-side apply field manager of everything Gantry writes.
+const FieldManager = "gantry"
+
+// objectKey identifies an object across API versions of its kind.
+type objectKey struct {
+	schema.GroupKind
+	types.NamespacedName
+}
+
+func keyOf(o *unstructured.Unstructured) objectKey {
+	return objectKey{o.GroupVersionKind().GroupKind(), types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}}
+}
+
+func (k objectKey) String() string {
+	if k.Namespace == "" {
+		return k.Kind + " " + k.Name
+	}
+	return k.Kind + " " + k.Namespace + "/" + k.Name
+}
+
+// toApply turns desired objects into what is applied: the owner annotation, and an owner
+// reference to the Gateway or HTTPRoute for namespaced objects (cluster-scoped ones are cleaned
+// up through the Gateway's finalizer instead).
+func (r *GatewayReconciler) toApply(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, objs []desired.Object) ([]*unstructured.Unstructured, bool, error) {
+	var out []*unstructured.Unstructured
+	clusterScoped := false
+	for _, d := range objs {
+		u := &unstructured.Unstructured{Object: d.Object}
+		ann := u.GetAnnotations()
+		if ann == nil {
+			ann = map[string]string{}
+		}
+		ann[v1alpha1.AnnotationOwner] = ownerKey(types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name})
+		u.SetAnnotations(ann)
+		if u.GetNamespace() == "" {
+			clusterScoped = true
+			out = append(out, u)
+			continue
+		}
+		ref := metav1.OwnerReference{APIVersion: gwv1.GroupVersion.String(), Kind: "Gateway", Name: gw.Name, UID: gw.UID, Controller: ptr(true), BlockOwnerDeletion: ptr(true)}
+		if d.Owner.Kind == "HTTPRoute" {
+			i := slices.IndexFunc(routes, func(rt *gwv1.HTTPRoute) bool {
+				return rt.Namespace == d.Owner.Namespace && rt.Name == d.Owner.Name
+			})
+			if i < 0 {
+				return nil, false, fmt.Errorf("HTTPRoute %s vanished during the render", d.Owner.NamespacedName)
+			}
+			ref = metav1.OwnerReference{APIVersion: gwv1.GroupVersion.String(), Kind: "HTTPRoute", Name: routes[i].Name, UID: routes[i].UID, Controller: ptr(true), BlockOwnerDeletion: ptr(true)}
+		}
+		u.SetOwnerReferences([]metav1.OwnerReference{ref})
+		out = append(out, u)
+	}
+	return out, clusterScoped, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// conflictError is an object that exists but is not Gantry's (or is another Gateway's).
+type conflictError struct {
+	key   objectKey
+	owner string
+}
+
+func (e *conflictError) Error() string {
+	if e.owner != "" {
+		return fmt.Sprintf("%s already exists and belongs to Gateway %s; Gantry does not take it over", e.key, e.owner)
+	}
+	return fmt.Sprintf("%s already exists and was not created by Gantry; Gantry does not take it over", e.key)
+}
+
+// apply writes the objects that differ from their live state, and only those. It first checks
+// every object that is not known to be ours, so that a collision writes nothing at all.
+func (r *GatewayReconciler) apply(ctx context.Context, gw *gwv1.Gateway, objs []*unstructured.Unstructured, owned []*unstructured.Unstructured) ([]objectKey, error) {
+	live := make(map[objectKey]*unstructured.Unstructured, len(owned))
+	for _, o := range owned {
+		live[keyOf(o)] = o
+	}
+	mine := ownerKey(types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name})
+	var conflicts []error
+	for _, o := range objs {
+		if _, ok := live[keyOf(o)]; ok {
+			continue
+		}
+		// Not in our cache: it may exist without our labels. Ask the API server itself.
+		existing := &unstructured.Unstructured{}
+		existing.SetGroupVersionKind(o.GroupVersionKind())
+		err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(o), existing)
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			return nil, fmt.Errorf("get %s: %w", keyOf(o), err)
+		case existing.GetAnnotations()[v1alpha1.AnnotationOwner] != mine:
+			conflicts = append(conflicts, &conflictError{key: keyOf(o), owner: existing.GetAnnotations()[v1alpha1.AnnotationOwner]})
+		}
+	}
+	if len(conflicts) > 0 {
+		return nil, joinConflicts(conflicts)
+	}
+	var applied []objectKey
+	for _, o := range objs {
+		if l, ok := live[keyOf(o)]; ok && contains(l.Object, o.Object) {
+			continue
+		}
+		if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(o), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+			return applied, fmt.Errorf("apply %s: %w", keyOf(o), err)
+		}
+		applied = append(applied, keyOf(o))
+	}
+	return applied, nil
+}
+
+type conflicts []error
+
+func (c conflicts) Error() string {
+	msgs := make([]string, len(c))
+	for i, e := range c {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func joinConflicts(errs []error) error { return conflicts(errs) }
+
+// prune deletes owned objects the render no longer produces, except those annotated to be kept
+// and those of templates that are pending (their objects stay until the template renders
+// again). The delete is conditional on the UID, so an object replaced meanwhile is not touched.
+func (r *GatewayReconciler) prune(ctx context.Context, objs []*unstructured.Unstructured, owned []*unstructured.Unstructured, pending map[string]bool) ([]objectKey, error) {
+	want := make(map[objectKey]bool, len(objs))
+	for _, o := range objs {
+		want[keyOf(o)] = true
+	}
+	var pruned []objectKey
+	seen := map[objectKey]bool{}
+	for _, o := range owned {
+		k := keyOf(o)
+		if want[k] || seen[k] || o.GetAnnotations()[v1alpha1.AnnotationKeep] == "true" || pending[pendingKey(o)] {
+			continue
+		}
+		seen[k] = true // the same object may be listed under two versions of its kind
+		uid := o.GetUID()
+		if err := r.Client.Delete(ctx, o, client.Preconditions{UID: &uid}, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return pruned, fmt.Errorf("prune %s: %w", k, err)
+		}
+		pruned = append(pruned, k)
+	}
+	return pruned, nil
+}
+
+// pendingKey identifies a template of a Gateway or of one of its routes.
+func pendingKey(o *unstructured.Unstructured) string {
+	return o.GetLabels()[v1alpha1.LabelHTTPRoute] + "/" + o.GetLabels()[v1alpha1.LabelTemplate]
+}
+
+// contains reports whether every field of want has the same value in have: the live object
+// already says everything the render says. Fields the API server or others added are ignored.
+// Lists must have the same length and their elements contain each other's counterparts.
+func contains(have, want any) bool {
+	switch w := want.(type) {
+	case map[string]any:
+		h, ok := have.(map[string]any)
+		if !ok {
+			return len(w) == 0 && have == nil
+		}
+		for k, wv := range w {
+			if !contains(h[k], wv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		h, ok := have.([]any)
+		if !ok || len(h) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !contains(h[i], w[i]) {
+				return false
+			}
+		}
+		return true
+	default:
+		return reflect.DeepEqual(have, want)
+	}
+}

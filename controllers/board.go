@@ -1,0 +1,86 @@
+package controllers
+
+import (
+	"sync"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"gantry.dev/gantry/precedence"
+)
+
+// board holds, per policy, its outcome on every Gateway (and route) that last rendered with it.
+// The Gateway reconciler computes these outcomes anyway; keeping them here lets the policy
+// status controller write GEP-713 ancestor status without resolving every affected Gateway
+// again — for a global policy that is every Gateway of the class.
+type board struct {
+	mu sync.Mutex
+	// outcomes[policy][ancestor Gateway] is the policy's outcome there.
+	outcomes map[precedence.Ref]map[types.NamespacedName]precedence.Outcome
+	// byGateway remembers which policies a Gateway reported, to forget them.
+	byGateway map[types.NamespacedName][]precedence.Ref
+}
+
+// record replaces a Gateway's outcomes: those of its own chain and of its routes'.
+func (b *board) record(gw types.NamespacedName, results ...*precedence.Result) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.forgetLocked(gw)
+	if b.outcomes == nil {
+		b.outcomes = map[precedence.Ref]map[types.NamespacedName]precedence.Outcome{}
+		b.byGateway = map[types.NamespacedName][]precedence.Ref{}
+	}
+	for _, res := range results {
+		if res == nil {
+			continue
+		}
+		for _, o := range res.Outcomes {
+			if o.State == precedence.StateNotApplicable {
+				continue
+			}
+			m := b.outcomes[o.Ref]
+			if m == nil {
+				m = map[types.NamespacedName]precedence.Outcome{}
+				b.outcomes[o.Ref] = m
+			}
+			if prev, ok := m[gw]; ok && !worse(o.State, prev.State) {
+				continue // a route chain may see the policy too; report the worse outcome
+			}
+			m[gw] = o
+			b.byGateway[gw] = append(b.byGateway[gw], o.Ref)
+		}
+	}
+}
+
+// worse orders states by how much of the policy was lost.
+func worse(a, b precedence.State) bool {
+	rank := map[precedence.State]int{precedence.StateEnforced: 0, precedence.StatePartiallyEnforced: 1, precedence.StateOverridden: 2}
+	return rank[a] > rank[b]
+}
+
+// forget drops a Gateway that is gone or no longer Gantry's.
+func (b *board) forget(gw types.NamespacedName) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.forgetLocked(gw)
+}
+
+func (b *board) forgetLocked(gw types.NamespacedName) {
+	for _, ref := range b.byGateway[gw] {
+		delete(b.outcomes[ref], gw)
+		if len(b.outcomes[ref]) == 0 {
+			delete(b.outcomes, ref)
+		}
+	}
+	delete(b.byGateway, gw)
+}
+
+// policy returns a copy of a policy's outcomes by Gateway.
+func (b *board) policy(ref precedence.Ref) map[types.NamespacedName]precedence.Outcome {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make(map[types.NamespacedName]precedence.Outcome, len(b.outcomes[ref]))
+	for k, v := range b.outcomes[ref] {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,114 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/desired"
+)
+
+// SupportedBundleVersion is the Gateway API release whose CRDs Gantry is built and tested with.
+const SupportedBundleVersion = "v1.6.3"
+
+// GatewayClassReconciler accepts or rejects Gantry's GatewayClasses and their blueprints.
+type GatewayClassReconciler struct {
+	Client     client.Client
+	blueprints *blueprintCache
+}
+
+// Reconcile sets the class's Accepted condition: its blueprint exists and every template of it
+// parses. The blueprint's own Accepted condition says the same from its side.
+func (r *GatewayClassReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	defer observe("gatewayclass", time.Now())
+	class := &gwv1.GatewayClass{}
+	if err := r.Client.Get(ctx, req.NamespacedName, class); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if class.Spec.ControllerName != v1alpha1.ControllerName {
+		return ctrl.Result{}, nil
+	}
+	next := class.DeepCopy()
+	gen := class.Generation
+	accepted := metav1.Condition{Type: string(gwv1.GatewayClassConditionStatusAccepted), Status: metav1.ConditionTrue, Reason: string(gwv1.GatewayClassReasonAccepted), ObservedGeneration: gen}
+	name, err := desired.BlueprintName(class)
+	if err == nil {
+		bp := &v1alpha1.GatewayClassBlueprint{}
+		switch gerr := r.Client.Get(ctx, client.ObjectKey{Name: name}, bp); {
+		case apierrors.IsNotFound(gerr):
+			err = fmt.Errorf("GatewayClassBlueprint %s does not exist", name)
+		case gerr != nil:
+			return ctrl.Result{}, gerr
+		default:
+			_, cerr := r.blueprints.compile(bp)
+			if cerr != nil {
+				err = cerr
+			} else {
+				accepted.Message = fmt.Sprintf("GatewayClassBlueprint %s: every template parses", name)
+			}
+			if serr := r.blueprintStatus(ctx, bp, cerr); serr != nil {
+				return ctrl.Result{}, serr
+			}
+		}
+	}
+	if err != nil {
+		accepted.Status, accepted.Reason, accepted.Message = metav1.ConditionFalse, string(gwv1.GatewayClassReasonInvalidParameters), truncate(err.Error())
+	}
+	meta.SetStatusCondition(&next.Status.Conditions, accepted)
+	meta.SetStatusCondition(&next.Status.Conditions, metav1.Condition{
+		Type: string(gwv1.GatewayClassConditionStatusSupportedVersion), Status: metav1.ConditionTrue, ObservedGeneration: gen,
+		Reason: string(gwv1.GatewayClassReasonSupportedVersion), Message: "Gantry supports Gateway API " + SupportedBundleVersion,
+	})
+	if err := r.affected(ctx, next); err != nil {
+		return ctrl.Result{}, err
+	}
+	if equality.Semantic.DeepEqual(class.Status, next.Status) {
+		return ctrl.Result{}, nil
+	}
+	return ctrl.Result{}, r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(class, client.MergeFromWithOptimisticLock{}))
+}
+
+// affected sets GatewayClassConfigAffected from the GatewayClassConfigs targeting the class.
+func (r *GatewayClassReconciler) affected(ctx context.Context, class *gwv1.GatewayClass) error {
+	l := &v1alpha1.GatewayClassConfigList{}
+	if err := r.Client.List(ctx, l, client.MatchingFields{indexTarget: targetKey("GatewayClass", class.Name)}); err != nil {
+		return err
+	}
+	if len(l.Items) == 0 {
+		meta.RemoveStatusCondition(&class.Status.Conditions, ConditionGatewayClassConfigAffected)
+		return nil
+	}
+	names := make([]string, len(l.Items))
+	for i, p := range l.Items {
+		names[i] = p.Namespace + "/" + p.Name
+	}
+	meta.SetStatusCondition(&class.Status.Conditions, metav1.Condition{
+		Type: ConditionGatewayClassConfigAffected, Status: metav1.ConditionTrue, Reason: ReasonAffected, ObservedGeneration: class.Generation,
+		Message: truncate(fmt.Sprintf("targeted by GatewayClassConfig %s", strings.Join(names, ", "))),
+	})
+	return nil
+}
+
+// blueprintStatus sets the blueprint's Accepted condition.
+func (r *GatewayClassReconciler) blueprintStatus(ctx context.Context, bp *v1alpha1.GatewayClassBlueprint, compileErr error) error {
+	next := bp.DeepCopy()
+	c := metav1.Condition{Type: "Accepted", Status: metav1.ConditionTrue, Reason: "Accepted", Message: "every template parses", ObservedGeneration: bp.Generation}
+	if compileErr != nil {
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, "Invalid", truncate(compileErr.Error())
+	}
+	meta.SetStatusCondition(&next.Status.Conditions, c)
+	if equality.Semantic.DeepEqual(bp.Status, next.Status) {
+		return nil
+	}
+	return r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(bp, client.MergeFromWithOptimisticLock{}))
+}

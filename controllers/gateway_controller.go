@@ -1,0 +1,279 @@
+package controllers
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/desired"
+	"gantry.dev/gantry/precedence"
+)
+
+// Finalizer is set on a Gateway that rendered cluster-scoped objects, which no owner
+// reference can clean up.
+const Finalizer = "gateway.gantry.dev/cluster-resources"
+
+// GatewayReconciler renders and applies each Gateway of a Gantry class.
+type GatewayReconciler struct {
+	Client client.Client
+	// APIReader reads past the cache, to see objects Gantry does not watch before writing them.
+	APIReader           client.Reader
+	ControllerNamespace string
+	Recorder            events.EventRecorder
+
+	mapper     meta.RESTMapper
+	tracker    *tracker
+	blueprints *blueprintCache
+	board      *board
+	// policies receives the policies a Gateway gathered, so their status is recomputed.
+	policies chan<- event.GenericEvent
+}
+
+// Reconcile computes the Gateway's whole desired state and makes the cluster match it.
+func (r *GatewayReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	defer observe("gateway", time.Now())
+	gw := &gwv1.Gateway{}
+	if err := r.Client.Get(ctx, req.NamespacedName, gw); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.board.forget(req.NamespacedName)
+			// Owner references let the garbage collector remove namespaced objects; remove
+			// them here too, so that nothing lingers where no collector runs.
+			return ctrl.Result{}, r.removeAll(ctx, req.NamespacedName, nil)
+		}
+		return ctrl.Result{}, err
+	}
+	g, err := r.gather(ctx, gw)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if !g.ours || !gw.DeletionTimestamp.IsZero() {
+		r.board.forget(req.NamespacedName)
+		if err := r.removeAll(ctx, req.NamespacedName, g.owned); err != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{}, r.dropFinalizer(ctx, gw)
+	}
+	res, err := desired.Gateway(g.in)
+	if err != nil {
+		r.notifyPolicies(ctx, g.in)
+		return ctrl.Result{}, r.failed(ctx, gw, err)
+	}
+	results := []*precedence.Result{res.Values}
+	for _, rt := range res.Routes {
+		results = append(results, rt.Values)
+	}
+	r.board.record(req.NamespacedName, results...)
+	r.notifyPolicies(ctx, g.in)
+	objs, clusterScoped, err := r.toApply(gw, g.in.Routes, res.Objects)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.recordKinds(ctx, g.in.Blueprint, objs); err != nil {
+		return ctrl.Result{}, err
+	}
+	if clusterScoped && !controllerutil.ContainsFinalizer(gw, Finalizer) {
+		patch := client.MergeFrom(gw.DeepCopy())
+		controllerutil.AddFinalizer(gw, Finalizer)
+		if err := r.Client.Patch(ctx, gw, patch); err != nil {
+			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
+		}
+	}
+
+	applied, err := r.apply(ctx, gw, objs, g.owned)
+	r.countKinds(appliedTotal, applied)
+	if len(applied) > 0 {
+		r.event(gw, corev1.EventTypeNormal, "Applied", "Apply", "applied %s", summary(applied))
+	}
+	if err != nil {
+		var c conflicts
+		if errors.As(err, &c) {
+			return ctrl.Result{}, r.writeStatus(ctx, gw, res, statusError{reason: ReasonObjectExists, err: err})
+		}
+		if serr := r.writeStatus(ctx, gw, res, statusError{reason: ReasonApplyFailed, err: err}); serr != nil {
+			log.FromContext(ctx).Error(serr, "write status after a failed apply")
+		}
+		return ctrl.Result{}, err
+	}
+	pending := map[string]bool{}
+	for _, p := range res.Pending {
+		pending["/"+templateKey(p.Template)] = true
+	}
+	for _, rt := range res.Routes {
+		for _, p := range rt.Pending {
+			pending[desired.LabelValue(rt.Name)+"/"+templateKey(p.Template)] = true
+		}
+	}
+	pruned, err := r.prune(ctx, objs, g.owned, pending)
+	r.countKinds(prunedTotal, pruned)
+	if len(pruned) > 0 {
+		r.event(gw, corev1.EventTypeNormal, "Pruned", "Prune", "deleted %s, no longer rendered", summary(pruned))
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if len(res.Pending) > 0 {
+		rendersTotal.WithLabelValues("pending").Inc()
+	} else {
+		rendersTotal.WithLabelValues("ok").Inc()
+	}
+	return ctrl.Result{}, r.writeStatus(ctx, gw, res, statusError{})
+}
+
+// templateKey turns a template field path back into its resourceTemplates key.
+func templateKey(field string) string {
+	return field[strings.LastIndex(field, ".")+1:]
+}
+
+// failed records a Gateway whose desired state cannot be computed. Nothing is applied or
+// pruned: what was there stays until the input is fixed.
+func (r *GatewayReconciler) failed(ctx context.Context, gw *gwv1.Gateway, err error) error {
+	reason := desired.ReasonRenderFailed
+	var de *desired.Error
+	if errors.As(err, &de) {
+		reason = de.Reason
+	}
+	rendersTotal.WithLabelValues("error").Inc()
+	return r.writeStatus(ctx, gw, nil, statusError{reason: reason, err: err})
+}
+
+// removeAll deletes every object a Gateway rendered (when it is deleted or leaves Gantry).
+func (r *GatewayReconciler) removeAll(ctx context.Context, key types.NamespacedName, owned []*unstructured.Unstructured) error {
+	if owned == nil {
+		var err error
+		if owned, err = r.tracker.owned(ctx, key, desired.LabelValue(key.Name)); err != nil {
+			return err
+		}
+	}
+	pruned, err := r.prune(ctx, nil, owned, nil)
+	r.countKinds(prunedTotal, pruned)
+	return err
+}
+
+func (r *GatewayReconciler) dropFinalizer(ctx context.Context, gw *gwv1.Gateway) error {
+	if !controllerutil.ContainsFinalizer(gw, Finalizer) {
+		return nil
+	}
+	// Wait until the cluster-scoped objects are really gone before letting the Gateway go.
+	owned, err := r.tracker.owned(ctx, types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}, desired.LabelValue(gw.Name))
+	if err != nil {
+		return err
+	}
+	for _, o := range owned {
+		if o.GetNamespace() == "" {
+			return fmt.Errorf("waiting for %s to be deleted", keyOf(o))
+		}
+	}
+	patch := client.MergeFrom(gw.DeepCopy())
+	controllerutil.RemoveFinalizer(gw, Finalizer)
+	return client.IgnoreNotFound(r.Client.Patch(ctx, gw, patch))
+}
+
+// recordKinds adds kinds the blueprint renders for the first time to its status, then watches
+// them — before anything of that kind is created, so that no object can go untracked.
+func (r *GatewayReconciler) recordKinds(ctx context.Context, bp *v1alpha1.GatewayClassBlueprint, objs []*unstructured.Unstructured) error {
+	known := map[v1alpha1.GroupVersionKind]bool{}
+	for _, k := range bp.Status.RenderedKinds {
+		known[k] = true
+	}
+	var added []schema.GroupVersionKind
+	for _, o := range objs {
+		gvk := o.GroupVersionKind()
+		k := v1alpha1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}
+		if !known[k] {
+			known[k] = true
+			added = append(added, gvk)
+		}
+	}
+	if len(added) > 0 {
+		if err := r.tracker.watch(added...); err != nil {
+			return err
+		}
+		kinds := slices.SortedFunc(maps.Keys(known), func(a, b v1alpha1.GroupVersionKind) int {
+			return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Version, b.Version))
+		})
+		patch := client.MergeFromWithOptions(bp.DeepCopy(), client.MergeFromWithOptimisticLock{})
+		bp.Status.RenderedKinds = kinds
+		if err := r.Client.Status().Patch(ctx, bp, patch); err != nil {
+			return fmt.Errorf("record rendered kinds on GatewayClassBlueprint %s: %w", bp.Name, err)
+		}
+	}
+	return nil
+}
+
+// notifyPolicies asks the policy status controllers to look again at the policies this
+// Gateway gathered.
+func (r *GatewayReconciler) notifyPolicies(ctx context.Context, in *desired.Input) {
+	if r.policies == nil {
+		return
+	}
+	send := func(o client.Object) {
+		select {
+		case r.policies <- event.GenericEvent{Object: o}:
+		case <-ctx.Done():
+		}
+	}
+	for _, p := range in.GatewayClassConfigs {
+		send(p)
+	}
+	for _, p := range in.GatewayConfigs {
+		send(p)
+	}
+}
+
+func (r *GatewayReconciler) isNamespaced(gvk schema.GroupVersionKind) (bool, error) {
+	m, err := r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return false, fmt.Errorf("kind %s is not served by the API server (is its CRD installed?)", gvk)
+	}
+	return m.Scope.Name() == meta.RESTScopeNameNamespace, nil
+}
+
+func (r *GatewayReconciler) countKinds(c *prometheus.CounterVec, keys []objectKey) {
+	for _, k := range keys {
+		c.WithLabelValues(k.Kind).Inc()
+	}
+}
+
+func (r *GatewayReconciler) event(gw *gwv1.Gateway, typ, reason, action, format string, args ...any) {
+	if r.Recorder != nil {
+		r.Recorder.Eventf(gw, nil, typ, reason, action, format, args...)
+	}
+}
+
+// summary lists objects for an event, at most five by name.
+func summary(keys []objectKey) string {
+	names := make([]string, 0, min(len(keys), 5))
+	for i, k := range keys {
+		if i == 5 {
+			names = append(names, fmt.Sprintf("and %d more", len(keys)-5))
+			break
+		}
+		names = append(names, k.String())
+	}
+	return strings.Join(names, ", ")
+}
+
+func observe(controller string, start time.Time) {
+	reconcileSeconds.WithLabelValues(controller).Observe(time.Since(start).Seconds())
+}

@@ -1,0 +1,177 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/desired"
+	"gantry.dev/gantry/precedence"
+)
+
+// Condition reasons Gantry adds to Gateway API's. Programmed is False with one of these when
+// the render or the apply failed; Accepted is False with InvalidParameters when the Gateway's
+// class, blueprint or values are wrong.
+const (
+	// ReasonObjectExists: a rendered object already exists and is not this Gateway's.
+	ReasonObjectExists = "ObjectExists"
+	// ReasonApplyFailed: the API server refused a rendered object.
+	ReasonApplyFailed = "ApplyFailed"
+	// ReasonAffected: a policy of the condition's kind applies.
+	ReasonAffected = "Affected"
+)
+
+// Condition types on policy targets (GEP-713 "<Kind>Affected").
+const (
+	ConditionGatewayConfigAffected      = "gateway.gantry.dev/GatewayConfigAffected"
+	ConditionGatewayClassConfigAffected = "gateway.gantry.dev/GatewayClassConfigAffected"
+)
+
+// maxMessage keeps condition messages within the API's limit.
+const maxMessage = 32 * 1024
+
+type statusError struct {
+	reason string
+	err    error
+}
+
+// writeStatus sets the Gateway's status from a desired result (nil when it could not be
+// computed) and writes it only when it changed.
+func (r *GatewayReconciler) writeStatus(ctx context.Context, gw *gwv1.Gateway, res *desired.Result, se statusError) error {
+	next := gw.DeepCopy()
+	st := &next.Status
+	gen := gw.Generation
+	accepted := metav1.Condition{Type: string(gwv1.GatewayConditionAccepted), Status: metav1.ConditionTrue, Reason: string(gwv1.GatewayReasonAccepted), Message: "the Gateway's class, blueprint and values are valid", ObservedGeneration: gen}
+	programmed := metav1.Condition{Type: string(gwv1.GatewayConditionProgrammed), Status: metav1.ConditionTrue, Reason: string(gwv1.GatewayReasonProgrammed), ObservedGeneration: gen}
+	switch {
+	case se.err != nil && isDesiredError(se.err):
+		accepted.Status, accepted.Reason, accepted.Message = metav1.ConditionFalse, string(gwv1.GatewayReasonInvalidParameters), truncate(se.err.Error())
+		programmed.Status, programmed.Reason, programmed.Message = metav1.ConditionFalse, se.reason, "not rendered: "+truncate(se.err.Error())
+	case se.err != nil:
+		programmed.Status, programmed.Reason, programmed.Message = metav1.ConditionFalse, se.reason, truncate(se.err.Error())
+	case len(res.Pending) > 0 || pendingRoutes(res):
+		programmed.Status, programmed.Reason = metav1.ConditionFalse, string(gwv1.GatewayReasonPending)
+		programmed.Message = truncate("waiting for objects to report status: " + pendingSummary(res))
+	default:
+		programmed.Message = fmt.Sprintf("%d rendered objects applied", len(res.Objects))
+	}
+	if prev := meta.FindStatusCondition(st.Conditions, programmed.Type); programmed.Status == metav1.ConditionFalse && programmed.Reason != string(gwv1.GatewayReasonPending) &&
+		(prev == nil || prev.Reason != programmed.Reason || prev.Message != programmed.Message) {
+		errorsTotal.WithLabelValues(programmed.Reason).Inc()
+		r.event(gw, corev1.EventTypeWarning, programmed.Reason, "Reconcile", "%s", programmed.Message)
+	}
+	meta.SetStatusCondition(&st.Conditions, accepted)
+	meta.SetStatusCondition(&st.Conditions, programmed)
+	if res != nil {
+		st.Addresses = res.Addresses
+		st.Listeners = listenerStatus(gw, res, programmed)
+		setAffected(&st.Conditions, gen, res.Values)
+	}
+	if equality.Semantic.DeepEqual(gw.Status, next.Status) {
+		return nil
+	}
+	if err := r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(gw, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("write status of Gateway %s/%s: %w", gw.Namespace, gw.Name, err)
+	}
+	return nil
+}
+
+func isDesiredError(err error) bool {
+	var de *desired.Error
+	return errors.As(err, &de)
+}
+
+func pendingRoutes(res *desired.Result) bool {
+	for _, r := range res.Routes {
+		if len(r.Pending) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func pendingSummary(res *desired.Result) string {
+	var parts []string
+	for _, p := range res.Pending {
+		parts = append(parts, p.String())
+	}
+	for _, r := range res.Routes {
+		for _, p := range r.Pending {
+			parts = append(parts, fmt.Sprintf("HTTPRoute %s: %s", r.NamespacedName, p))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func listenerStatus(gw *gwv1.Gateway, res *desired.Result, programmed metav1.Condition) []gwv1.ListenerStatus {
+	out := make([]gwv1.ListenerStatus, 0, len(res.Listeners))
+	for _, l := range res.Listeners {
+		prev := findListener(gw.Status.Listeners, l.Name)
+		ls := gwv1.ListenerStatus{Name: l.Name, SupportedKinds: l.SupportedKinds, AttachedRoutes: l.AttachedRoutes}
+		if prev != nil {
+			ls.Conditions = prev.Conditions
+		}
+		gen := gw.Generation
+		meta.SetStatusCondition(&ls.Conditions, metav1.Condition{Type: string(gwv1.ListenerConditionAccepted), Status: metav1.ConditionTrue, Reason: string(gwv1.ListenerReasonAccepted), ObservedGeneration: gen})
+		resolved := metav1.Condition{Type: string(gwv1.ListenerConditionResolvedRefs), Status: metav1.ConditionTrue, Reason: string(gwv1.ListenerReasonResolvedRefs), ObservedGeneration: gen}
+		if l.Invalid != "" {
+			resolved.Status, resolved.Reason, resolved.Message = metav1.ConditionFalse, string(gwv1.ListenerReasonInvalidRouteKinds), l.Invalid
+		}
+		meta.SetStatusCondition(&ls.Conditions, resolved)
+		meta.SetStatusCondition(&ls.Conditions, metav1.Condition{Type: string(gwv1.ListenerConditionConflicted), Status: metav1.ConditionFalse, Reason: string(gwv1.ListenerReasonNoConflicts), ObservedGeneration: gen})
+		lp := programmed
+		lp.Type, lp.ObservedGeneration = string(gwv1.ListenerConditionProgrammed), gen
+		if lp.Status == metav1.ConditionTrue {
+			lp.Reason, lp.Message = string(gwv1.ListenerReasonProgrammed), ""
+		}
+		meta.SetStatusCondition(&ls.Conditions, lp)
+		out = append(out, ls)
+	}
+	return out
+}
+
+func findListener(ls []gwv1.ListenerStatus, name gwv1.SectionName) *gwv1.ListenerStatus {
+	for i := range ls {
+		if ls[i].Name == name {
+			return &ls[i]
+		}
+	}
+	return nil
+}
+
+// setAffected sets GEP-713's <Kind>Affected conditions for the policies that apply, and
+// removes them when none does.
+func setAffected(conds *[]metav1.Condition, gen int64, v *precedence.Result) {
+	byKind := map[string][]string{}
+	for _, o := range v.Outcomes {
+		if o.State != precedence.StateNotApplicable {
+			byKind[o.Kind] = append(byKind[o.Kind], fmt.Sprintf("%s (%s)", o.Ref, o.State))
+		}
+	}
+	for kind, typ := range map[string]string{
+		precedence.KindGatewayConfig:      ConditionGatewayConfigAffected,
+		precedence.KindGatewayClassConfig: ConditionGatewayClassConfigAffected,
+	} {
+		if len(byKind[kind]) == 0 {
+			meta.RemoveStatusCondition(conds, typ)
+			continue
+		}
+		meta.SetStatusCondition(conds, metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: ReasonAffected, ObservedGeneration: gen,
+			Message: truncate("values from " + strings.Join(byKind[kind], ", "))})
+	}
+}
+
+func truncate(s string) string {
+	if len(s) <= maxMessage {
+		return s
+	}
+	return s[:maxMessage-3] + "..."
+}

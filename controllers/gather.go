@@ -1,0 +1,190 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/desired"
+)
+
+// gathered is a Gateway's desired.Input plus what the apply step needs: the objects its earlier
+// renders produced.
+type gathered struct {
+	in    *desired.Input
+	owned []*unstructured.Unstructured
+	// ours is false when the Gateway's class is not served by Gantry.
+	ours bool
+}
+
+// gather reads everything the Gateway's desired state depends on from the cache. A missing
+// class or blueprint is a nil field; desired.Gateway says what that means.
+func (r *GatewayReconciler) gather(ctx context.Context, gw *gwv1.Gateway) (*gathered, error) {
+	key := types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}
+	g := &gathered{in: &desired.Input{ControllerNamespace: r.ControllerNamespace, Gateway: gw, IsNamespaced: r.isNamespaced}}
+	owned, err := r.tracker.owned(ctx, key, desired.LabelValue(gw.Name))
+	if err != nil {
+		return nil, err
+	}
+	g.owned = owned
+
+	class := &gwv1.GatewayClass{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: string(gw.Spec.GatewayClassName)}, class); err != nil {
+		if apierrors.IsNotFound(err) {
+			return g, nil
+		}
+		return nil, err
+	}
+	if class.Spec.ControllerName != v1alpha1.ControllerName {
+		return g, nil
+	}
+	g.ours, g.in.Class = true, class
+	if name, err := desired.BlueprintName(class); err == nil {
+		g.in.Blueprint, g.in.Compiled = r.blueprints.get(ctx, r.Client, name)
+	}
+
+	policies, err := r.policiesFor(ctx, gw, nil)
+	if err != nil {
+		return nil, err
+	}
+	g.in.GatewayClassConfigs, g.in.GatewayConfigs = policies.gccs, policies.gcs
+
+	routes := &gwv1.HTTPRouteList{}
+	if err := r.Client.List(ctx, routes, client.MatchingFields{indexParent: ownerKey(key)}); err != nil {
+		return nil, err
+	}
+	for i := range routes.Items {
+		route := &routes.Items[i]
+		g.in.Routes = append(g.in.Routes, route)
+		if g.in.Blueprint != nil && g.in.Blueprint.Spec.HTTPRouteTemplate != nil {
+			// The route chain: GatewayConfigs for the route's namespace and for the route.
+			more, err := r.policiesFor(ctx, gw, route)
+			if err != nil {
+				return nil, err
+			}
+			g.in.GatewayConfigs = appendNew(g.in.GatewayConfigs, more.gcs)
+		}
+	}
+	if needsNamespaceLabels(gw) {
+		g.in.NamespaceLabels = map[string]map[string]string{}
+		nss := &corev1.NamespaceList{}
+		if err := r.Client.List(ctx, nss); err != nil {
+			return nil, err
+		}
+		for _, ns := range nss.Items {
+			g.in.NamespaceLabels[ns.Name] = ns.Labels
+		}
+	}
+
+	g.in.Live = map[string][]map[string]any{}
+	for _, o := range owned {
+		tmpl := o.GetLabels()[v1alpha1.LabelTemplate]
+		if route := o.GetLabels()[v1alpha1.LabelHTTPRoute]; route != "" {
+			rk := types.NamespacedName{Namespace: o.GetNamespace(), Name: route}
+			if g.in.LiveRoutes == nil {
+				g.in.LiveRoutes = map[types.NamespacedName]map[string][]map[string]any{}
+			}
+			if g.in.LiveRoutes[rk] == nil {
+				g.in.LiveRoutes[rk] = map[string][]map[string]any{}
+			}
+			g.in.LiveRoutes[rk][tmpl] = append(g.in.LiveRoutes[rk][tmpl], o.Object)
+			continue
+		}
+		g.in.Live[tmpl] = append(g.in.Live[tmpl], o.Object)
+	}
+	return g, nil
+}
+
+type policySet struct {
+	gccs []*v1alpha1.GatewayClassConfig
+	gcs  []*v1alpha1.GatewayConfig
+}
+
+// policiesFor lists, through the targetRef index, the policies that can apply to a Gateway
+// (route nil) or to a route's templates: precedence.Applies decides, this only narrows.
+func (r *GatewayReconciler) policiesFor(ctx context.Context, gw *gwv1.Gateway, route *gwv1.HTTPRoute) (policySet, error) {
+	var s policySet
+	listGCC := func(ns, target string) error {
+		l := &v1alpha1.GatewayClassConfigList{}
+		if err := r.Client.List(ctx, l, client.InNamespace(ns), client.MatchingFields{indexTarget: target}); err != nil {
+			return fmt.Errorf("list GatewayClassConfigs: %w", err)
+		}
+		for i := range l.Items {
+			s.gccs = append(s.gccs, &l.Items[i])
+		}
+		return nil
+	}
+	listGC := func(ns, target string) error {
+		l := &v1alpha1.GatewayConfigList{}
+		if err := r.Client.List(ctx, l, client.InNamespace(ns), client.MatchingFields{indexTarget: target}); err != nil {
+			return fmt.Errorf("list GatewayConfigs: %w", err)
+		}
+		for i := range l.Items {
+			s.gcs = append(s.gcs, &l.Items[i])
+		}
+		return nil
+	}
+	if route != nil {
+		if route.Namespace != gw.Namespace {
+			if err := listGC(route.Namespace, targetKey("Namespace", route.Namespace)); err != nil {
+				return s, err
+			}
+		}
+		return s, listGC(route.Namespace, targetKey("HTTPRoute", route.Name))
+	}
+	class := targetKey("GatewayClass", string(gw.Spec.GatewayClassName))
+	for _, q := range []struct {
+		gcc    bool
+		ns, to string
+	}{
+		{true, r.ControllerNamespace, class},
+		{true, gw.Namespace, targetKey("Namespace", gw.Namespace)},
+		{false, gw.Namespace, targetKey("Namespace", gw.Namespace)},
+		{false, gw.Namespace, targetKey("Gateway", gw.Name)},
+	} {
+		var err error
+		if q.gcc {
+			err = listGCC(q.ns, q.to)
+		} else {
+			err = listGC(q.ns, q.to)
+		}
+		if err != nil {
+			return s, err
+		}
+	}
+	if gw.Namespace != r.ControllerNamespace {
+		if err := listGCC(gw.Namespace, class); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+func appendNew(dst, more []*v1alpha1.GatewayConfig) []*v1alpha1.GatewayConfig {
+	for _, m := range more {
+		dup := false
+		for _, d := range dst {
+			dup = dup || d.Namespace == m.Namespace && d.Name == m.Name
+		}
+		if !dup {
+			dst = append(dst, m)
+		}
+	}
+	return dst
+}
+
+func needsNamespaceLabels(gw *gwv1.Gateway) bool {
+	for _, l := range gw.Spec.Listeners {
+		if ar := l.AllowedRoutes; ar != nil && ar.Namespaces != nil && ar.Namespaces.From != nil && *ar.Namespaces.From == gwv1.NamespacesFromSelector {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,74 @@
+package controllers
+
+import (
+	"context"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+)
+
+// Field indexes. Every "which objects does this change affect" question is answered through
+// one of these, never by listing a whole kind.
+const (
+	// indexTarget on policies: "<Kind>/<name>" of spec.targetRef (namespace: the policy's own).
+	indexTarget = "gantry.target"
+	// indexClass on Gateways: spec.gatewayClassName.
+	indexClass = "gantry.class"
+	// indexBlueprint on GatewayClasses: the GatewayClassBlueprint of parametersRef.
+	indexBlueprint = "gantry.blueprint"
+	// indexParent on HTTPRoutes: "<namespace>/<name>" of every parent Gateway.
+	indexParent = "gantry.parent"
+)
+
+func targetKey(kind, name string) string { return kind + "/" + name }
+
+func setupIndexes(ctx context.Context, idx client.FieldIndexer) error {
+	policyTarget := func(ref v1alpha1.PolicyTargetReference) []string {
+		return []string{targetKey(string(ref.Kind), string(ref.Name))}
+	}
+	if err := idx.IndexField(ctx, &v1alpha1.GatewayClassConfig{}, indexTarget, func(o client.Object) []string {
+		return policyTarget(o.(*v1alpha1.GatewayClassConfig).Spec.TargetRef)
+	}); err != nil {
+		return err
+	}
+	if err := idx.IndexField(ctx, &v1alpha1.GatewayConfig{}, indexTarget, func(o client.Object) []string {
+		return policyTarget(o.(*v1alpha1.GatewayConfig).Spec.TargetRef)
+	}); err != nil {
+		return err
+	}
+	if err := idx.IndexField(ctx, &gwv1.Gateway{}, indexClass, func(o client.Object) []string {
+		return []string{string(o.(*gwv1.Gateway).Spec.GatewayClassName)}
+	}); err != nil {
+		return err
+	}
+	if err := idx.IndexField(ctx, &gwv1.GatewayClass{}, indexBlueprint, func(o client.Object) []string {
+		ref := o.(*gwv1.GatewayClass).Spec.ParametersRef
+		if ref == nil || string(ref.Group) != v1alpha1.GroupName || ref.Kind != "GatewayClassBlueprint" {
+			return nil
+		}
+		return []string{ref.Name}
+	}); err != nil {
+		return err
+	}
+	return idx.IndexField(ctx, &gwv1.HTTPRoute{}, indexParent, func(o client.Object) []string {
+		return parentKeys(o.(*gwv1.HTTPRoute))
+	})
+}
+
+// parentKeys are the "<namespace>/<name>" of the Gateways a route names as parents.
+func parentKeys(r *gwv1.HTTPRoute) []string {
+	var out []string
+	for _, pr := range r.Spec.ParentRefs {
+		if pr.Group != nil && *pr.Group != gwv1.GroupName || pr.Kind != nil && *pr.Kind != "Gateway" {
+			continue
+		}
+		ns := r.Namespace
+		if pr.Namespace != nil {
+			ns = string(*pr.Namespace)
+		}
+		out = append(out, ns+"/"+string(pr.Name))
+	}
+	return out
+}

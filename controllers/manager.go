@@ -1,0 +1,55 @@
+package controllers
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+)
+
+// NewScheme knows the built-in kinds, Gateway API's and Gantry's.
+func NewScheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, gwv1.Install, v1alpha1.AddToScheme} {
+		if err := add(s); err != nil {
+			panic(err) // registering static types; cannot fail
+		}
+	}
+	return s
+}
+
+// ManagerOptions are the process-level settings of `gantry controller`.
+type ManagerOptions struct {
+	MetricsAddress          string
+	HealthProbeAddress      string
+	LeaderElection          bool
+	LeaderElectionNamespace string
+	// SyncPeriod is how often every cached object is reconciled again (0: controller-runtime's
+	// default of about ten hours).
+	SyncPeriod time.Duration
+}
+
+// NewManager builds the controller-runtime manager Gantry runs in.
+func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
+	var sync *time.Duration
+	if o.SyncPeriod > 0 {
+		sync = &o.SyncPeriod
+	}
+	return ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                  NewScheme(),
+		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddress},
+		HealthProbeBindAddress:  o.HealthProbeAddress,
+		LeaderElection:          o.LeaderElection,
+		LeaderElectionID:        "gantry.gateway.gantry.dev",
+		LeaderElectionNamespace: o.LeaderElectionNamespace,
+		Cache:                   cache.Options{SyncPeriod: sync},
+	})
+}

@@ -1,0 +1,262 @@
+package controllers
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/precedence"
+)
+
+// ConditionEnforced is Gantry's condition on each policy ancestor: how much of the policy's
+// values are in effect on that Gateway. Reasons: Enforced, PartiallyEnforced, Overridden.
+const ConditionEnforced = "gateway.gantry.dev/Enforced"
+
+// maxAncestors is the API's limit on status.ancestors; past it Gantry lists the first
+// maxAncestors-1 Gateways and one aggregated entry for the rest.
+const maxAncestors = 16
+
+// PolicyReconciler writes GEP-713 status for one policy kind.
+type PolicyReconciler struct {
+	Client client.Client
+	// Kind is precedence.KindGatewayClassConfig or precedence.KindGatewayConfig.
+	Kind string
+	// MinInterval spaces out status writes of one policy: while many Gateways converge, a
+	// global policy's ancestors change with each one, and writing each change would cost one
+	// write per Gateway.
+	MinInterval time.Duration
+
+	board     *board
+	mu        sync.Mutex
+	lastWrite map[types.NamespacedName]time.Time
+}
+
+func (r *PolicyReconciler) newObject() policyObject {
+	if r.Kind == precedence.KindGatewayClassConfig {
+		return &v1alpha1.GatewayClassConfig{}
+	}
+	return &v1alpha1.GatewayConfig{}
+}
+
+type policyObject interface {
+	client.Object
+	v1alpha1.Policy
+}
+
+// Reconcile computes the policy's ancestors: one per Gateway it applies to, with Accepted and
+// Enforced conditions, or one for its target when that is missing or not allowed.
+func (r *PolicyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	defer observe(strings.ToLower(r.Kind), time.Now())
+	p := r.newObject()
+	if err := r.Client.Get(ctx, req.NamespacedName, p); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if wait := r.wait(req.NamespacedName); wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+	ancestors, err := r.ancestors(ctx, p)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	old := p.DeepCopyObject().(policyObject)
+	st := p.GetPolicyStatus()
+	// Keep other controllers' entries; ours are recomputed whole.
+	var merged []gwv1.PolicyAncestorStatus
+	for _, a := range st.Ancestors {
+		if a.ControllerName != v1alpha1.ControllerName {
+			merged = append(merged, a)
+		}
+	}
+	for _, a := range ancestors {
+		// SetStatusCondition keeps lastTransitionTime when a condition did not change, and sets
+		// it when it did (the API requires one on every condition).
+		var conds []metav1.Condition
+		if prev := findAncestor(st.Ancestors, a.AncestorRef); prev != nil {
+			conds = slices.Clone(prev.Conditions)
+		}
+		for _, c := range a.Conditions {
+			meta.SetStatusCondition(&conds, c)
+		}
+		a.Conditions = conds
+		merged = append(merged, a)
+	}
+	if len(merged) > maxAncestors {
+		merged = merged[:maxAncestors]
+	}
+	st.Ancestors = merged
+	if equality.Semantic.DeepEqual(old.GetPolicyStatus(), st) {
+		return ctrl.Result{}, nil
+	}
+	if err := r.Client.Status().Patch(ctx, p, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
+		if apierrors.IsConflict(err) {
+			return ctrl.Result{Requeue: true}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	r.mu.Lock()
+	r.lastWrite[req.NamespacedName] = time.Now()
+	r.mu.Unlock()
+	return ctrl.Result{}, nil
+}
+
+func (r *PolicyReconciler) wait(key types.NamespacedName) time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.lastWrite == nil {
+		r.lastWrite = map[types.NamespacedName]time.Time{}
+	}
+	if last, ok := r.lastWrite[key]; ok {
+		if left := r.MinInterval - time.Since(last); left > 0 {
+			return left
+		}
+	}
+	return 0
+}
+
+func (r *PolicyReconciler) ancestors(ctx context.Context, p policyObject) ([]gwv1.PolicyAncestorStatus, error) {
+	ref := p.GetTargetRef()
+	gen := p.GetGeneration()
+	target := gwv1.ParentReference{Group: ptr(ref.Group), Kind: ptr(ref.Kind), Name: ref.Name}
+	if ref.Kind != "GatewayClass" && ref.Kind != "Namespace" {
+		target.Namespace = ptr(gwv1.Namespace(p.GetNamespace()))
+	}
+	one := func(status metav1.ConditionStatus, reason gwv1.PolicyConditionReason, msg string) []gwv1.PolicyAncestorStatus {
+		return []gwv1.PolicyAncestorStatus{{AncestorRef: target, ControllerName: v1alpha1.ControllerName, Conditions: []metav1.Condition{{
+			Type: string(gwv1.PolicyConditionAccepted), Status: status, Reason: string(reason), Message: msg, ObservedGeneration: gen,
+		}}}}
+	}
+	if ref.Kind == "Namespace" && string(ref.Name) != p.GetNamespace() {
+		return one(metav1.ConditionFalse, gwv1.PolicyReasonInvalid, fmt.Sprintf("a policy can only target its own namespace (%s), not %s", p.GetNamespace(), ref.Name)), nil
+	}
+	exists, err := r.targetExists(ctx, p.GetNamespace(), ref)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return one(metav1.ConditionFalse, gwv1.PolicyReasonTargetNotFound, fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name)), nil
+	}
+	outcomes := r.board.policy(precedence.Ref{Kind: r.Kind, Namespace: p.GetNamespace(), Name: p.GetName()})
+	if len(outcomes) == 0 {
+		return one(metav1.ConditionTrue, gwv1.PolicyReasonAccepted, "no Gateway of a Gantry class is affected yet"), nil
+	}
+	gws := slices.SortedFunc(maps.Keys(outcomes), func(a, b types.NamespacedName) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	var out []gwv1.PolicyAncestorStatus
+	for i, gw := range gws {
+		if i == maxAncestors-1 && len(gws) > maxAncestors {
+			out = append(out, aggregate(target, gen, gws[i:], outcomes))
+			break
+		}
+		o := outcomes[gw]
+		accepted := metav1.Condition{Type: string(gwv1.PolicyConditionAccepted), Status: metav1.ConditionTrue, Reason: string(gwv1.PolicyReasonAccepted), ObservedGeneration: gen,
+			Message: fmt.Sprintf("applies at level %s", o.Level)}
+		if sibling := conflictedBy(o); sibling != "" {
+			accepted.Status, accepted.Reason = metav1.ConditionFalse, string(gwv1.PolicyReasonConflicted)
+			accepted.Message = fmt.Sprintf("every value is superseded by %s at the same level, which GEP-713 orders higher", sibling)
+		}
+		out = append(out, gwv1.PolicyAncestorStatus{
+			AncestorRef:    gwv1.ParentReference{Group: ptr(gwv1.Group(gwv1.GroupName)), Kind: ptr(gwv1.Kind("Gateway")), Namespace: ptr(gwv1.Namespace(gw.Namespace)), Name: gwv1.ObjectName(gw.Name)},
+			ControllerName: v1alpha1.ControllerName,
+			Conditions:     []metav1.Condition{accepted, enforced(o, gen)},
+		})
+	}
+	return out, nil
+}
+
+// conflictedBy names the one same-level policy that superseded every value of an Overridden
+// policy: two policies on the same target fighting, which GEP-713 calls a conflict.
+func conflictedBy(o precedence.Outcome) string {
+	if o.State != precedence.StateOverridden || len(o.Superseded) == 0 {
+		return ""
+	}
+	by := o.Superseded[0].By
+	for _, s := range o.Superseded {
+		if s.By.Ref != by.Ref || s.By.Level != o.Level {
+			return ""
+		}
+	}
+	return by.Ref.String()
+}
+
+func enforced(o precedence.Outcome, gen int64) metav1.Condition {
+	c := metav1.Condition{Type: ConditionEnforced, Status: metav1.ConditionTrue, Reason: string(o.State), ObservedGeneration: gen}
+	switch o.State {
+	case precedence.StateEnforced:
+		c.Message = "every value is in effect"
+	case precedence.StateOverridden:
+		c.Status = metav1.ConditionFalse
+		c.Message = truncate("no value is in effect: " + superseded(o))
+	default:
+		c.Message = truncate("superseded: " + superseded(o))
+	}
+	return c
+}
+
+func superseded(o precedence.Outcome) string {
+	parts := make([]string, len(o.Superseded))
+	for i, s := range o.Superseded {
+		parts[i] = fmt.Sprintf("%s (%s) by %s %s", s.Path, s.Stanza, s.By.Ref, s.By.Stanza)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// aggregate summarises the Gateways past the ancestor limit in one entry for the target.
+func aggregate(target gwv1.ParentReference, gen int64, rest []types.NamespacedName, outcomes map[types.NamespacedName]precedence.Outcome) gwv1.PolicyAncestorStatus {
+	count := map[precedence.State]int{}
+	for _, gw := range rest {
+		count[outcomes[gw].State]++
+	}
+	msg := fmt.Sprintf("and %d more Gateways: %d Enforced, %d PartiallyEnforced, %d Overridden", len(rest),
+		count[precedence.StateEnforced], count[precedence.StatePartiallyEnforced], count[precedence.StateOverridden])
+	return gwv1.PolicyAncestorStatus{AncestorRef: target, ControllerName: v1alpha1.ControllerName, Conditions: []metav1.Condition{
+		{Type: string(gwv1.PolicyConditionAccepted), Status: metav1.ConditionTrue, Reason: string(gwv1.PolicyReasonAccepted), Message: msg, ObservedGeneration: gen},
+	}}
+}
+
+func (r *PolicyReconciler) targetExists(ctx context.Context, ns string, ref v1alpha1.PolicyTargetReference) (bool, error) {
+	var obj client.Object
+	key := client.ObjectKey{Namespace: ns, Name: string(ref.Name)}
+	switch ref.Kind {
+	case "GatewayClass":
+		obj, key.Namespace = &gwv1.GatewayClass{}, ""
+	case "Namespace":
+		obj, key.Namespace = &corev1.Namespace{}, ""
+	case "Gateway":
+		obj = &gwv1.Gateway{}
+	case "HTTPRoute":
+		obj = &gwv1.HTTPRoute{}
+	default:
+		return false, nil
+	}
+	err := r.Client.Get(ctx, key, obj)
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func findAncestor(as []gwv1.PolicyAncestorStatus, ref gwv1.ParentReference) *gwv1.PolicyAncestorStatus {
+	for i := range as {
+		if as[i].ControllerName == v1alpha1.ControllerName && equality.Semantic.DeepEqual(as[i].AncestorRef, ref) {
+			return &as[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+package controllers
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/desired"
+)
+
+// HTTPRouteReconciler writes an HTTPRoute's parent status for its Gantry Gateways. The objects
+// route templates render belong to the Gateway reconciler, which renders them with the Gateway.
+type HTTPRouteReconciler struct {
+	Client client.Client
+}
+
+// Reconcile sets one status.parents entry per parentRef to a Gateway of a Gantry class, and
+// leaves other controllers' entries alone.
+func (r *HTTPRouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	defer observe("httproute", time.Now())
+	route := &gwv1.HTTPRoute{}
+	if err := r.Client.Get(ctx, req.NamespacedName, route); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	next := route.DeepCopy()
+	var parents []gwv1.RouteParentStatus
+	for _, p := range route.Status.Parents {
+		if p.ControllerName != v1alpha1.ControllerName {
+			parents = append(parents, p)
+		}
+	}
+	for _, pr := range route.Spec.ParentRefs {
+		gw, err := r.gantryGateway(ctx, route, pr)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if gw == nil {
+			continue
+		}
+		var nsLabels map[string]map[string]string
+		if needsNamespaceLabels(gw) {
+			ns := &corev1.Namespace{}
+			if err := r.Client.Get(ctx, client.ObjectKey{Name: route.Namespace}, ns); err == nil {
+				nsLabels = map[string]map[string]string{ns.Name: ns.Labels}
+			}
+		}
+		single := route.DeepCopy()
+		single.Spec.ParentRefs = []gwv1.ParentReference{pr}
+		_, results := desired.Attach(gw, []*gwv1.HTTPRoute{single}, nsLabels)
+		ps := gwv1.RouteParentStatus{ParentRef: pr, ControllerName: v1alpha1.ControllerName}
+		if prev := findParent(route.Status.Parents, pr); prev != nil {
+			ps.Conditions = prev.Conditions
+		}
+		accepted := metav1.Condition{Type: string(gwv1.RouteConditionAccepted), Status: metav1.ConditionTrue, ObservedGeneration: route.Generation}
+		if len(results) == 1 {
+			accepted.Reason, accepted.Message = string(results[0].Reason), results[0].Message
+			if !results[0].Accepted {
+				accepted.Status = metav1.ConditionFalse
+			}
+		}
+		meta.SetStatusCondition(&ps.Conditions, accepted)
+		meta.SetStatusCondition(&ps.Conditions, metav1.Condition{Type: string(gwv1.RouteConditionResolvedRefs), Status: metav1.ConditionTrue, Reason: string(gwv1.RouteReasonResolvedRefs), ObservedGeneration: route.Generation})
+		parents = append(parents, ps)
+	}
+	next.Status.Parents = parents
+	if equality.Semantic.DeepEqual(route.Status, next.Status) || len(route.Status.Parents) == 0 && len(parents) == 0 {
+		return ctrl.Result{}, nil
+	}
+	return ctrl.Result{}, r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(route, client.MergeFromWithOptimisticLock{}))
+}
+
+// gantryGateway returns the Gateway a parentRef names when it is of a Gantry class.
+func (r *HTTPRouteReconciler) gantryGateway(ctx context.Context, route *gwv1.HTTPRoute, pr gwv1.ParentReference) (*gwv1.Gateway, error) {
+	if pr.Group != nil && *pr.Group != gwv1.GroupName || pr.Kind != nil && *pr.Kind != "Gateway" {
+		return nil, nil
+	}
+	ns := route.Namespace
+	if pr.Namespace != nil {
+		ns = string(*pr.Namespace)
+	}
+	gw := &gwv1.Gateway{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: string(pr.Name)}, gw); err != nil {
+		return nil, client.IgnoreNotFound(err)
+	}
+	class := &gwv1.GatewayClass{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: string(gw.Spec.GatewayClassName)}, class); err != nil {
+		return nil, client.IgnoreNotFound(err)
+	}
+	if class.Spec.ControllerName != v1alpha1.ControllerName {
+		return nil, nil
+	}
+	return gw, nil
+}
+
+func findParent(ps []gwv1.RouteParentStatus, pr gwv1.ParentReference) *gwv1.RouteParentStatus {
+	for i := range ps {
+		if ps[i].ControllerName == v1alpha1.ControllerName && equality.Semantic.DeepEqual(ps[i].ParentRef, pr) {
+			return &ps[i]
+		}
+	}
+	return nil
+}

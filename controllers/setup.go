@@ -1,0 +1,344 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/desired"
+	"gantry.dev/gantry/precedence"
+)
+
+// Options configure the controllers.
+type Options struct {
+	// ControllerNamespace holds the global GatewayClassConfigs.
+	ControllerNamespace string
+	// PolicyStatusInterval spaces out status writes of one policy (default 1s).
+	PolicyStatusInterval time.Duration
+	// GatewayConcurrency is how many Gateways reconcile at once (default 4).
+	GatewayConcurrency int
+}
+
+// Setup registers Gantry's indexes and controllers with a manager.
+func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
+	if opts.ControllerNamespace == "" {
+		opts.ControllerNamespace = desired.DefaultControllerNamespace
+	}
+	if opts.PolicyStatusInterval == 0 {
+		opts.PolicyStatusInterval = time.Second
+	}
+	if opts.GatewayConcurrency == 0 {
+		opts.GatewayConcurrency = 4
+	}
+	if err := setupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+		return fmt.Errorf("field indexes: %w", err)
+	}
+	// Rendered objects live in a cache of their own that holds only objects with Gantry's
+	// template label.
+	rendered, err := cache.New(mgr.GetConfig(), cache.Options{
+		HTTPClient: mgr.GetHTTPClient(), Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(),
+		DefaultLabelSelector: renderedSelector(),
+	})
+	if err != nil {
+		return err
+	}
+	if err := mgr.Add(rendered); err != nil {
+		return err
+	}
+	bps := &blueprintCache{}
+	b := &board{}
+	policyEvents := make(chan event.GenericEvent, 1024)
+	gr := &GatewayReconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), ControllerNamespace: opts.ControllerNamespace,
+		Recorder: mgr.GetEventRecorder("gantry"), mapper: mgr.GetRESTMapper(),
+		tracker:    &tracker{cache: rendered, mapper: mgr.GetRESTMapper(), watched: map[schema.GroupVersionKind]bool{}},
+		blueprints: bps, board: b, policies: policyEvents,
+	}
+	m := &mapper{c: mgr.GetClient(), controllerNamespace: opts.ControllerNamespace}
+	gatewayCtrl, err := ctrl.NewControllerManagedBy(mgr).
+		Named("gateway").
+		For(&gwv1.Gateway{}, builder.WithPredicates(specOrResync)).
+		Watches(&gwv1.GatewayClass{}, handler.EnqueueRequestsFromMapFunc(m.classGateways), builder.WithPredicates(specOrResync)).
+		Watches(&v1alpha1.GatewayClassBlueprint{}, handler.EnqueueRequestsFromMapFunc(m.blueprintGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&v1alpha1.GatewayClassConfig{}, handler.EnqueueRequestsFromMapFunc(m.policyGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&v1alpha1.GatewayConfig{}, handler.EnqueueRequestsFromMapFunc(m.policyGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&gwv1.HTTPRoute{}, handler.EnqueueRequestsFromMapFunc(m.routeGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WithOptions(controllerOptions(opts.GatewayConcurrency)).
+		Build(gr)
+	if err != nil {
+		return err
+	}
+	gr.tracker.ctrl = gatewayCtrl
+	// Kinds rendered before this process started: watch them before any Gateway reconciles.
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		return watchRecordedKinds(ctx, mgr.GetClient(), gr.tracker)
+	})); err != nil {
+		return err
+	}
+
+	cr := &GatewayClassReconciler{Client: mgr.GetClient(), blueprints: bps}
+	if err := ctrl.NewControllerManagedBy(mgr).
+		Named("gatewayclass").
+		For(&gwv1.GatewayClass{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
+			return o.(*gwv1.GatewayClass).Spec.ControllerName == v1alpha1.ControllerName
+		}))).
+		Watches(&v1alpha1.GatewayClassBlueprint{}, handler.EnqueueRequestsFromMapFunc(m.blueprintClasses), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&v1alpha1.GatewayClassConfig{}, handler.EnqueueRequestsFromMapFunc(m.policyClass)).
+		Complete(cr); err != nil {
+		return err
+	}
+
+	if err := ctrl.NewControllerManagedBy(mgr).
+		Named("httproute").
+		For(&gwv1.HTTPRoute{}, builder.WithPredicates(specOrResync)).
+		Watches(&gwv1.Gateway{}, handler.EnqueueRequestsFromMapFunc(m.gatewayRoutes), builder.WithPredicates(specOrResync)).
+		Complete(&HTTPRouteReconciler{Client: mgr.GetClient()}); err != nil {
+		return err
+	}
+
+	// Policy status: both kinds share the channel of policies the Gateway reconciler gathered;
+	// each controller takes its own kind.
+	gccEvents, gcEvents := make(chan event.GenericEvent, 1024), make(chan event.GenericEvent, 1024)
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case e := <-policyEvents:
+				if _, ok := e.Object.(*v1alpha1.GatewayClassConfig); ok {
+					gccEvents <- e
+				} else {
+					gcEvents <- e
+				}
+			}
+		}
+	})); err != nil {
+		return err
+	}
+	for _, p := range []struct {
+		kind   string
+		obj    client.Object
+		events chan event.GenericEvent
+	}{
+		{precedence.KindGatewayClassConfig, &v1alpha1.GatewayClassConfig{}, gccEvents},
+		{precedence.KindGatewayConfig, &v1alpha1.GatewayConfig{}, gcEvents},
+	} {
+		pr := &PolicyReconciler{Client: mgr.GetClient(), Kind: p.kind, MinInterval: opts.PolicyStatusInterval, board: b}
+		bld := ctrl.NewControllerManagedBy(mgr).
+			Named(p.kind).
+			For(p.obj, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+			WatchesRawSource(source.Channel(p.events, &handler.EnqueueRequestForObject{})).
+			Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(m.targetPolicies(p.kind, "Namespace")))
+		if p.kind == precedence.KindGatewayClassConfig {
+			bld = bld.Watches(&gwv1.GatewayClass{}, handler.EnqueueRequestsFromMapFunc(m.targetPolicies(p.kind, "GatewayClass")))
+		} else {
+			bld = bld.Watches(&gwv1.Gateway{}, handler.EnqueueRequestsFromMapFunc(m.targetPolicies(p.kind, "Gateway"))).
+				Watches(&gwv1.HTTPRoute{}, handler.EnqueueRequestsFromMapFunc(m.targetPolicies(p.kind, "HTTPRoute")))
+		}
+		if err := bld.Complete(pr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func watchRecordedKinds(ctx context.Context, c client.Client, t *tracker) error {
+	l := &v1alpha1.GatewayClassBlueprintList{}
+	if err := c.List(ctx, l); err != nil {
+		return err
+	}
+	var gvks []schema.GroupVersionKind
+	for _, bp := range l.Items {
+		for _, k := range bp.Status.RenderedKinds {
+			gvks = append(gvks, schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind})
+		}
+	}
+	return t.watch(gvks...)
+}
+
+// specOrResync passes an update when the object's spec or metadata changed, or when it is a
+// periodic resync (same resourceVersion), but not for status writes — most of them ours.
+var specOrResync = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	o, n := e.ObjectOld, e.ObjectNew
+	return o.GetResourceVersion() == n.GetResourceVersion() ||
+		o.GetGeneration() != n.GetGeneration() ||
+		!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
+		!maps.Equal(o.GetLabels(), n.GetLabels()) ||
+		!maps.Equal(o.GetAnnotations(), n.GetAnnotations()) ||
+		!slices.Equal(o.GetFinalizers(), n.GetFinalizers())
+}}
+
+// mapper answers "which objects does this change affect" through the field indexes.
+type mapper struct {
+	c                   client.Client
+	controllerNamespace string
+}
+
+func requests(keys ...types.NamespacedName) []reconcile.Request {
+	out := make([]reconcile.Request, len(keys))
+	for i, k := range keys {
+		out[i] = reconcile.Request{NamespacedName: k}
+	}
+	return out
+}
+
+func (m *mapper) gateways(ctx context.Context, opts ...client.ListOption) []reconcile.Request {
+	l := &gwv1.GatewayList{}
+	if err := m.c.List(ctx, l, opts...); err != nil {
+		return nil
+	}
+	out := make([]reconcile.Request, len(l.Items))
+	for i, gw := range l.Items {
+		out[i] = reconcile.Request{NamespacedName: types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}}
+	}
+	return out
+}
+
+func (m *mapper) classGateways(ctx context.Context, o client.Object) []reconcile.Request {
+	return m.gateways(ctx, client.MatchingFields{indexClass: o.GetName()})
+}
+
+func (m *mapper) blueprintClasses(ctx context.Context, o client.Object) []reconcile.Request {
+	l := &gwv1.GatewayClassList{}
+	if err := m.c.List(ctx, l, client.MatchingFields{indexBlueprint: o.GetName()}); err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for _, c := range l.Items {
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Name: c.Name}})
+	}
+	return out
+}
+
+func (m *mapper) blueprintGateways(ctx context.Context, o client.Object) []reconcile.Request {
+	var out []reconcile.Request
+	for _, c := range m.blueprintClasses(ctx, o) {
+		out = append(out, m.gateways(ctx, client.MatchingFields{indexClass: c.Name})...)
+	}
+	return out
+}
+
+// policyGateways maps a policy to the Gateways it can apply to (its old and new target both
+// come through here on an update).
+func (m *mapper) policyGateways(ctx context.Context, o client.Object) []reconcile.Request {
+	ref := o.(v1alpha1.Policy).GetTargetRef()
+	ns := o.GetNamespace()
+	switch ref.Kind {
+	case "GatewayClass":
+		if ns == m.controllerNamespace {
+			return m.gateways(ctx, client.MatchingFields{indexClass: string(ref.Name)})
+		}
+		return m.gateways(ctx, client.InNamespace(ns), client.MatchingFields{indexClass: string(ref.Name)})
+	case "Namespace":
+		if string(ref.Name) != ns {
+			return nil
+		}
+		out := m.gateways(ctx, client.InNamespace(ns))
+		// The route chain: Gateways elsewhere whose routes in this namespace render.
+		routes := &gwv1.HTTPRouteList{}
+		if err := m.c.List(ctx, routes, client.InNamespace(ns)); err == nil {
+			for i := range routes.Items {
+				out = append(out, parentRequests(&routes.Items[i])...)
+			}
+		}
+		return out
+	case "Gateway":
+		return requests(types.NamespacedName{Namespace: ns, Name: string(ref.Name)})
+	case "HTTPRoute":
+		route := &gwv1.HTTPRoute{}
+		if err := m.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: string(ref.Name)}, route); err != nil {
+			return nil
+		}
+		return parentRequests(route)
+	}
+	return nil
+}
+
+func parentRequests(r *gwv1.HTTPRoute) []reconcile.Request {
+	var out []reconcile.Request
+	for _, k := range parentKeys(r) {
+		ns, name, _ := strings.Cut(k, "/")
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}})
+	}
+	return out
+}
+
+func (m *mapper) routeGateways(_ context.Context, o client.Object) []reconcile.Request {
+	return parentRequests(o.(*gwv1.HTTPRoute))
+}
+
+func (m *mapper) gatewayRoutes(ctx context.Context, o client.Object) []reconcile.Request {
+	l := &gwv1.HTTPRouteList{}
+	if err := m.c.List(ctx, l, client.MatchingFields{indexParent: o.GetNamespace() + "/" + o.GetName()}); err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for _, r := range l.Items {
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: r.Namespace, Name: r.Name}})
+	}
+	return out
+}
+
+func (m *mapper) policyClass(_ context.Context, o client.Object) []reconcile.Request {
+	ref := o.(v1alpha1.Policy).GetTargetRef()
+	if ref.Kind != "GatewayClass" {
+		return nil
+	}
+	return requests(types.NamespacedName{Name: string(ref.Name)})
+}
+
+// targetPolicies maps a target object to the policies of a kind that target it.
+func (m *mapper) targetPolicies(kind, targetKind string) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		opts := []client.ListOption{client.MatchingFields{indexTarget: targetKey(targetKind, o.GetName())}}
+		switch targetKind {
+		case "Namespace":
+			opts = append(opts, client.InNamespace(o.GetName()))
+		case "Gateway", "HTTPRoute":
+			opts = append(opts, client.InNamespace(o.GetNamespace()))
+		}
+		var keys []types.NamespacedName
+		if kind == precedence.KindGatewayClassConfig {
+			l := &v1alpha1.GatewayClassConfigList{}
+			if err := m.c.List(ctx, l, opts...); err != nil {
+				return nil
+			}
+			for _, p := range l.Items {
+				keys = append(keys, types.NamespacedName{Namespace: p.Namespace, Name: p.Name})
+			}
+		} else {
+			l := &v1alpha1.GatewayConfigList{}
+			if err := m.c.List(ctx, l, opts...); err != nil {
+				return nil
+			}
+			for _, p := range l.Items {
+				keys = append(keys, types.NamespacedName{Namespace: p.Namespace, Name: p.Name})
+			}
+		}
+		return requests(keys...)
+	}
+}
+
+func controllerOptions(concurrency int) controller.Options {
+	return controller.Options{MaxConcurrentReconciles: concurrency}
+}

@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/zap/zapcore"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"gantry.dev/gantry/controllers"
+	"gantry.dev/gantry/desired"
+)
+
+type controllerOptions struct {
+	kubeconfig  string
+	manager     controllers.ManagerOptions
+	controllers controllers.Options
+	logLevel    string
+	development bool
+}
+
+func newControllerCommand(stderr io.Writer) *cobra.Command {
+	o := &controllerOptions{}
+	cmd := &cobra.Command{
+		Use:   "controller",
+		Short: "Run the Gantry controller against the cluster of --kubeconfig (or the one it runs in)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(cmd, stderr)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "path to a kubeconfig; default: in-cluster config, then $KUBECONFIG, then ~/.kube/config")
+	f.StringVar(&o.manager.MetricsAddress, "metrics-bind-address", ":8080", `address of the Prometheus metrics endpoint ("0" disables it)`)
+	f.StringVar(&o.manager.HealthProbeAddress, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints")
+	f.BoolVar(&o.manager.LeaderElection, "leader-elect", false, "elect a leader, so that only one of several replicas acts")
+	f.StringVar(&o.manager.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the controller's own)")
+	f.DurationVar(&o.manager.SyncPeriod, "sync-period", 0, "reconcile every object again this often (default: controller-runtime's, about 10h)")
+	f.StringVar(&o.controllers.ControllerNamespace, "controller-namespace", desired.DefaultControllerNamespace, "namespace whose GatewayClassConfigs are global")
+	f.IntVar(&o.controllers.GatewayConcurrency, "gateway-concurrency", 4, "Gateways reconciled at once")
+	f.DurationVar(&o.controllers.PolicyStatusInterval, "policy-status-interval", time.Second, "least time between two status writes of one policy")
+	f.StringVar(&o.logLevel, "log-level", "info", "info or debug")
+	f.BoolVar(&o.development, "log-development", false, "human-readable console logs instead of JSON")
+	return cmd
+}
+
+func (o *controllerOptions) run(cmd *cobra.Command, stderr io.Writer) error {
+	level := zapcore.InfoLevel
+	switch o.logLevel {
+	case "info":
+	case "debug":
+		level = zapcore.DebugLevel
+	default:
+		return usagef("--log-level must be info or debug, not %q", o.logLevel)
+	}
+	ctrl.SetLogger(zap.New(zap.WriteTo(stderr), zap.Level(level), zap.UseDevMode(o.development)))
+	cfg, err := restConfig(o.kubeconfig)
+	if err != nil {
+		return err
+	}
+	mgr, err := controllers.NewManager(cfg, o.manager)
+	if err != nil {
+		return fmt.Errorf("create manager: %w", err)
+	}
+	ctx := ctrl.SetupSignalHandler()
+	if err := controllers.Setup(ctx, mgr, o.controllers); err != nil {
+		return fmt.Errorf("set up controllers: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+		return err
+	}
+	return mgr.Start(ctx)
+}
+
+func restConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig != "" {
+		return clientcmd.BuildConfigFromFlags("", kubeconfig)
+	}
+	return ctrl.GetConfig()
+}

@@ -1,0 +1,60 @@
+// Package testenv starts a real kube-apiserver and etcd (controller-runtime's envtest) with
+// Gantry's and Gateway API's CRDs installed, for tests and the playground.
+//
+// The binaries come from hack/envtest-binaries.sh (bin/k8s), or from $KUBEBUILDER_ASSETS.
+package testenv
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"gantry.dev/gantry/controllers"
+)
+
+// Root is the repository's root folder.
+func Root() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// Assets returns the folder holding kube-apiserver and etcd, or an error that says how to get
+// them.
+func Assets() (string, error) {
+	dir := os.Getenv("KUBEBUILDER_ASSETS")
+	if dir == "" {
+		dir = filepath.Join(Root(), "bin", "k8s")
+	}
+	for _, b := range []string{"kube-apiserver", "etcd"} {
+		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
+			return "", fmt.Errorf("%s not found in %s: run hack/envtest-binaries.sh (make envtest-assets) or set KUBEBUILDER_ASSETS", b, dir)
+		}
+	}
+	return dir, nil
+}
+
+// Start starts an API server with the CRDs installed. Stop it with env.Stop().
+func Start() (*envtest.Environment, *rest.Config, error) {
+	assets, err := Assets()
+	if err != nil {
+		return nil, nil, err
+	}
+	env := &envtest.Environment{
+		BinaryAssetsDirectory: assets,
+		CRDDirectoryPaths: []string{
+			filepath.Join(Root(), "config", "crd"),
+			filepath.Join(Root(), "config", "gateway-api"),
+		},
+		ErrorIfCRDPathMissing: true,
+		Scheme:                controllers.NewScheme(),
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, nil, fmt.Errorf("start kube-apiserver and etcd: %w", err)
+	}
+	return env, cfg, nil
+}
