@@ -6,7 +6,7 @@ BIN := $(CURDIR)/bin
 CONTROLLER_GEN := $(BIN)/controller-gen
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all build generate verify-generated vet test test-unit envtest-assets demo bench fmt
+.PHONY: all build generate verify-generated vet test test-unit envtest-assets demo demo-once bench fmt
 
 all: build
 
@@ -21,10 +21,11 @@ generate: $(CONTROLLER_GEN)
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./apis/...
 	$(CONTROLLER_GEN) crd paths=./apis/... output:crd:artifacts:config=config/crd
 	hack/gateway-api-crds.sh
+	rm -f charts/gantry/crds/*.yaml && cp config/crd/*.yaml charts/gantry/crds/
 
 # Regenerates CRDs and deepcopy and fails if that changed anything: generated code is committed.
 verify-generated: generate
-	@if [ -n "$$(git status --porcelain -- apis config/crd config/gateway-api)" ]; then \
+	@if [ -n "$$(git status --porcelain -- apis config/crd config/gateway-api charts/gantry/crds)" ]; then \
 	  echo "generated files are out of date; run 'make generate' and commit:"; \
 	  git status --porcelain -- apis config/crd config/gateway-api; git --no-pager diff -- apis config/crd config/gateway-api | head -50; exit 1; fi
 
@@ -36,8 +37,18 @@ vet:
 envtest-assets:
 	@hack/envtest-binaries.sh >/dev/null
 
+# Every check CI runs: generated code up to date, gofmt and vet, then all tests with the race
+# detector, controller tests on a real kube-apiserver and etcd.
 test: verify-generated vet envtest-assets
 	KUBEBUILDER_ASSETS=$$(hack/envtest-binaries.sh) go test -race -count=1 ./...
+
+# The playground: a local kube-apiserver and etcd, the controller, and a sample (DEMO=path).
+DEMO ?= samples/defaults-vs-overrides
+demo: envtest-assets
+	go run ./cmd/gantry playground $(DEMO)
+
+demo-once: envtest-assets
+	go run ./cmd/gantry playground --once $(DEMO)
 
 test-unit:
 	go test -count=1 ./...

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"helm.sh/helm/v3/pkg/cli/values"
@@ -19,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gantry.dev/gantry/desired"
+	"gantry.dev/gantry/internal/explain"
 	"gantry.dev/gantry/manifests"
 	"gantry.dev/gantry/precedence"
 )
@@ -294,81 +293,8 @@ func (o *renderOptions) printValueSet(w io.Writer, title string, v *precedence.R
 		if o.showValues {
 			fmt.Fprintln(w)
 		}
-		Explain(w, v)
+		explain.Write(w, v)
 	}
 	fmt.Fprintln(w)
 }
 
-// Explain prints a value-by-value account of a precedence result, then each policy's outcome.
-func Explain(w io.Writer, v *precedence.Result) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PATH\tVALUE\tSET BY\tSTANZA\tLEVEL\tSHADOWED")
-	for _, l := range v.Leaves {
-		value := compact(l.Value)
-		if l.Removed {
-			value = "(removed)"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", l.Path, value, l.Source.Ref, l.Source.Stanza, l.Source.Level, shadows(l))
-	}
-	tw.Flush()
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "POLICY\tLEVEL\tOUTCOME\tDETAIL")
-	for _, out := range v.Outcomes {
-		level := "-"
-		if out.State != precedence.StateNotApplicable {
-			level = out.Level.String()
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", out.Ref, level, out.State, detail(out))
-	}
-	tw.Flush()
-}
-
-func shadows(l precedence.Leaf) string {
-	if len(l.Shadowed) == 0 {
-		return "-"
-	}
-	parts := make([]string, 0, len(l.Shadowed))
-	for _, s := range l.Shadowed {
-		value := compact(s.Value)
-		if s.Removed {
-			value = "(removed)"
-		}
-		at := ""
-		if s.Path.String() != l.Path.String() {
-			at = s.Path.String() + "="
-		}
-		parts = append(parts, fmt.Sprintf("%s%s from %s %s", at, value, s.Source.Ref, s.Source.Stanza))
-	}
-	return strings.Join(parts, "; ")
-}
-
-func detail(o precedence.Outcome) string {
-	if o.State == precedence.StateNotApplicable {
-		return o.Reason
-	}
-	if len(o.Superseded) == 0 {
-		return "-"
-	}
-	parts := make([]string, 0, len(o.Superseded))
-	for _, s := range o.Superseded {
-		parts = append(parts, fmt.Sprintf("%s (%s) superseded by %s %s", s.Path, s.Stanza, s.By.Ref, s.By.Stanza))
-	}
-	return strings.Join(parts, "; ")
-}
-
-func compact(v any) string {
-	if s, ok := v.(string); ok {
-		return cmp.Or(strconvQuote(s), `""`)
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
-
-func strconvQuote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}

@@ -1,0 +1,12 @@
+# The controller image: a static binary on distroless.
+FROM golang:1.26 AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /gantry ./cmd/gantry
+
+FROM gcr.io/distroless/static-debian12:nonroot
+COPY --from=build /gantry /gantry
+USER 65532:65532
+ENTRYPOINT ["/gantry"]

@@ -1,0 +1,329 @@
+// Package playground runs Gantry on a local, real API server: kube-apiserver and etcd started
+// by envtest, Gantry's and Gateway API's CRDs installed, the controller in-process, and a
+// sample applied. It prints, for each Gateway, what the controller rendered and applied, the
+// Gateway's status, and its effective values with their provenance.
+package playground
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	"sigs.k8s.io/yaml"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/controllers"
+	"gantry.dev/gantry/desired"
+	"gantry.dev/gantry/internal/explain"
+	"gantry.dev/gantry/internal/testenv"
+	"gantry.dev/gantry/manifests"
+)
+
+// Options of a playground run.
+type Options struct {
+	// Paths are the manifests to apply: files or folders.
+	Paths []string
+	// Once exits after printing; otherwise Run waits for ctx to end.
+	Once bool
+	// Kubeconfig is where to write a kubeconfig for kubectl.
+	Kubeconfig string
+	// Timeout bounds the wait for every Gateway to settle.
+	Timeout time.Duration
+}
+
+// Run starts the API server and the controller, applies the manifests, prints the result and,
+// unless Once, keeps running until ctx ends. Everything it started is stopped on return.
+func Run(ctx context.Context, out io.Writer, o Options) (err error) {
+	set, err := manifests.Load(o.Paths, nil)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "Starting kube-apiserver and etcd ...")
+	env, cfg, err := testenv.Start()
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, env.Stop()) }()
+	if o.Kubeconfig != "" {
+		if err := writeKubeconfig(env, o.Kubeconfig); err != nil {
+			return err
+		}
+		defer os.Remove(o.Kubeconfig)
+	}
+
+	mgr, err := controllers.NewManager(cfg, controllers.ManagerOptions{MetricsAddress: "0"})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := controllers.Setup(ctx, mgr, controllers.Options{}); err != nil {
+		return err
+	}
+	mgrDone := make(chan error, 1)
+	go func() { mgrDone <- mgr.Start(ctx) }()
+	defer func() {
+		cancel()
+		err = errors.Join(err, <-mgrDone)
+	}()
+
+	c, err := client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "Applying", strings.Join(o.Paths, " "), "...")
+	if err := apply(ctx, c, set); err != nil {
+		return err
+	}
+	timeout := o.Timeout
+	if timeout == 0 {
+		timeout = time.Minute
+	}
+	if err := settle(ctx, c, set, timeout); err != nil {
+		return err
+	}
+	if err := report(ctx, c, out); err != nil {
+		return err
+	}
+	if o.Once {
+		return nil
+	}
+	if o.Kubeconfig != "" {
+		fmt.Fprintf(out, "\nThe playground is running. Try:\n  kubectl --kubeconfig %s get gateways,gatewayconfigs,gatewayclassconfigs -A\nPress Ctrl-C to stop it and clean up.\n", o.Kubeconfig)
+	}
+	select {
+	case <-ctx.Done():
+	case err := <-mgrDone:
+		mgrDone <- err
+	}
+	return nil
+}
+
+func writeKubeconfig(env *envtest.Environment, path string) error {
+	user, err := env.AddUser(envtest.User{Name: "playground", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return err
+	}
+	kc, err := user.KubeConfig()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, kc, 0o600)
+}
+
+// apply creates the manifests' namespaces and objects, in dependency order.
+func apply(ctx context.Context, c client.Client, set *manifests.Set) error {
+	namespaces := map[string]bool{desired.DefaultControllerNamespace: true}
+	var objs []client.Object
+	for _, bp := range set.Blueprints {
+		objs = append(objs, bp)
+	}
+	for _, cl := range set.Classes {
+		objs = append(objs, cl)
+	}
+	for _, p := range set.GatewayClassConfigs {
+		objs = append(objs, p)
+	}
+	for _, p := range set.GatewayConfigs {
+		objs = append(objs, p)
+	}
+	for _, gw := range set.Gateways {
+		objs = append(objs, gw)
+	}
+	for _, r := range set.Routes {
+		objs = append(objs, r)
+	}
+	for _, o := range objs {
+		if o.GetNamespace() != "" {
+			namespaces[o.GetNamespace()] = true
+		}
+	}
+	for ns := range namespaces {
+		nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: set.NamespaceLabels[ns]}}
+		if err := c.Create(ctx, nsObj); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create Namespace %s: %w", ns, err)
+		}
+	}
+	for _, o := range objs {
+		o.SetResourceVersion("")
+		o.SetCreationTimestamp(metav1.Time{}) // the API server sets it; manifests may carry one for offline ordering
+		if err := c.Create(ctx, o); err != nil {
+			return fmt.Errorf("create %T %s: %w", o, client.ObjectKeyFromObject(o), err)
+		}
+	}
+	return nil
+}
+
+// settle waits until every Gateway of a Gantry class has a Programmed condition for its
+// current generation (True, or False with a reason).
+func settle(ctx context.Context, c client.Client, set *manifests.Set, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		waiting := ""
+		for _, want := range set.Gateways {
+			if !set.Serves(want) {
+				continue
+			}
+			gw := &gwv1.Gateway{}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(want), gw); err != nil {
+				return err
+			}
+			p := meta.FindStatusCondition(gw.Status.Conditions, string(gwv1.GatewayConditionProgrammed))
+			if p == nil || p.ObservedGeneration != gw.Generation || p.Reason == string(gwv1.GatewayReasonPending) && p.Status == metav1.ConditionUnknown {
+				waiting = gw.Namespace + "/" + gw.Name
+				break
+			}
+		}
+		if waiting == "" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("Gateway %s did not settle within %s", waiting, timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// report prints, for each Gantry Gateway in the cluster, its objects, status and values.
+func report(ctx context.Context, c client.Client, out io.Writer) error {
+	set, err := fromCluster(ctx, c)
+	if err != nil {
+		return err
+	}
+	for _, gw := range set.Gateways {
+		if !set.Serves(gw) {
+			continue
+		}
+		fmt.Fprintf(out, "\n======== Gateway %s/%s (class %s) ========\n", gw.Namespace, gw.Name, gw.Spec.GatewayClassName)
+		fmt.Fprintln(out, "\n--- Rendered objects in the cluster")
+		in := set.Input(gw, desired.DefaultControllerNamespace)
+		objs, err := renderedObjects(ctx, c, in.Blueprint, gw)
+		if err != nil {
+			return err
+		}
+		for _, o := range objs {
+			fmt.Fprintf(out, "%s %s (template %s)\n", o.GetKind(), client.ObjectKeyFromObject(o), o.GetLabels()[v1alpha1.LabelTemplate])
+		}
+		fmt.Fprintln(out, "\n--- Gateway status")
+		st, err := yaml.Marshal(statusView(gw))
+		if err != nil {
+			return err
+		}
+		out.Write(st)
+		fmt.Fprintln(out, "\n--- Effective values and who set them")
+		res, err := desired.Gateway(in)
+		if err != nil {
+			fmt.Fprintf(out, "cannot compute: %v\n", err)
+			continue
+		}
+		explain.Write(out, res.Values)
+	}
+	return nil
+}
+
+// statusView keeps the parts of the status a person reads: conditions without timestamps.
+func statusView(gw *gwv1.Gateway) map[string]any {
+	conds := make([]map[string]any, 0, len(gw.Status.Conditions))
+	for _, c := range gw.Status.Conditions {
+		conds = append(conds, map[string]any{"type": c.Type, "status": c.Status, "reason": c.Reason, "message": c.Message})
+	}
+	v := map[string]any{"conditions": conds}
+	if len(gw.Status.Addresses) > 0 {
+		v["addresses"] = gw.Status.Addresses
+	}
+	listeners := make([]string, 0, len(gw.Status.Listeners))
+	for _, l := range gw.Status.Listeners {
+		listeners = append(listeners, fmt.Sprintf("%s: %d attached routes", l.Name, l.AttachedRoutes))
+	}
+	v["listeners"] = listeners
+	return v
+}
+
+// renderedObjects lists, from the API server, the objects of the kinds the blueprint records
+// that carry the Gateway's owner annotation.
+func renderedObjects(ctx context.Context, c client.Client, bp *v1alpha1.GatewayClassBlueprint, gw *gwv1.Gateway) ([]*unstructured.Unstructured, error) {
+	if bp == nil {
+		return nil, nil
+	}
+	var out []*unstructured.Unstructured
+	owner := types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}.String()
+	for _, k := range bp.Status.RenderedKinds {
+		l := &unstructured.UnstructuredList{}
+		l.SetGroupVersionKind(schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind + "List"})
+		if err := c.List(ctx, l, client.MatchingLabels{v1alpha1.LabelGatewayName: desired.LabelValue(gw.Name)}); err != nil {
+			return nil, err
+		}
+		for i := range l.Items {
+			if l.Items[i].GetAnnotations()[v1alpha1.AnnotationOwner] == owner {
+				out = append(out, &l.Items[i])
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *unstructured.Unstructured) int {
+		return strings.Compare(a.GetKind()+"/"+a.GetName(), b.GetKind()+"/"+b.GetName())
+	})
+	return out, nil
+}
+
+// fromCluster reads Gantry's inputs back from the API server into a manifests.Set, so the
+// values shown are computed from what the controller saw.
+func fromCluster(ctx context.Context, c client.Client) (*manifests.Set, error) {
+	set := &manifests.Set{Blueprints: map[string]*v1alpha1.GatewayClassBlueprint{}, Classes: map[string]*gwv1.GatewayClass{}, NamespaceLabels: map[string]map[string]string{}}
+	bps := &v1alpha1.GatewayClassBlueprintList{}
+	classes := &gwv1.GatewayClassList{}
+	gws := &gwv1.GatewayList{}
+	routes := &gwv1.HTTPRouteList{}
+	gccs := &v1alpha1.GatewayClassConfigList{}
+	gcs := &v1alpha1.GatewayConfigList{}
+	nss := &corev1.NamespaceList{}
+	for _, l := range []client.ObjectList{bps, classes, gws, routes, gccs, gcs, nss} {
+		if err := c.List(ctx, l); err != nil {
+			return nil, err
+		}
+	}
+	for i := range bps.Items {
+		set.Blueprints[bps.Items[i].Name] = &bps.Items[i]
+	}
+	for i := range classes.Items {
+		set.Classes[classes.Items[i].Name] = &classes.Items[i]
+	}
+	for i := range gws.Items {
+		set.Gateways = append(set.Gateways, &gws.Items[i])
+	}
+	for i := range routes.Items {
+		set.Routes = append(set.Routes, &routes.Items[i])
+	}
+	for i := range gccs.Items {
+		set.GatewayClassConfigs = append(set.GatewayClassConfigs, &gccs.Items[i])
+	}
+	for i := range gcs.Items {
+		set.GatewayConfigs = append(set.GatewayConfigs, &gcs.Items[i])
+	}
+	for _, ns := range nss.Items {
+		set.NamespaceLabels[ns.Name] = ns.Labels
+	}
+	return set, nil
+}
