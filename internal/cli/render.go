@@ -297,4 +297,3 @@ func (o *renderOptions) printValueSet(w io.Writer, title string, v *precedence.R
 	}
 	fmt.Fprintln(w)
 }
-
