@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -169,13 +170,26 @@ func checkSchema(bp *render.Blueprint, values *precedence.Result) error {
 		if len(path) > 0 {
 			where = "values." + path.String()
 		}
-		by := "no object (the value is missing)"
+		by := "set by no object (the value is missing)"
 		if leaf, ok := values.SourceOf(path); ok {
-			by = leaf.Source.String()
+			by = "set by " + leaf.Source.String()
+		} else if leaf, ok := removedBy(values, path, v.Missing); ok {
+			by = "removed by " + leaf.Source.String()
 		}
-		errs = append(errs, fmt.Errorf("%s: %s (set by %s)", where, v.Msg, by))
+		errs = append(errs, fmt.Errorf("%s: %s (%s)", where, v.Msg, by))
 	}
 	return fail(ReasonInvalidValues, fmt.Errorf("blueprint %s valuesSchema: %w", bp.Name, errors.Join(errs...)))
+}
+
+// removedBy finds the explicit null that removed one of the missing properties of the object at
+// path: a required value is missing because of whoever removed it.
+func removedBy(values *precedence.Result, path precedence.Path, missing []string) (precedence.Leaf, bool) {
+	for _, l := range values.Leaves {
+		if l.Removed && len(l.Path) == len(path)+1 && slices.Equal(l.Path[:len(path)], path) && slices.Contains(missing, l.Path[len(path)]) {
+			return l, true
+		}
+	}
+	return precedence.Leaf{}, false
 }
 
 // tenantValues lists the tenant strings among the effective values, named by policy and path.
@@ -215,6 +229,16 @@ func objectMap(obj runtime.Object) (map[string]any, error) {
 	if meta, ok := m["metadata"].(map[string]any); ok {
 		delete(meta, "managedFields")
 	}
+	// Typed objects from a client often come without apiVersion and kind; templates (owner
+	// references, say) read them, offline and in the cluster alike.
+	if v, _ := m["apiVersion"].(string); v == "" {
+		switch obj.(type) {
+		case *gwv1.Gateway:
+			m["apiVersion"], m["kind"] = gwv1.GroupVersion.String(), "Gateway"
+		case *gwv1.HTTPRoute:
+			m["apiVersion"], m["kind"] = gwv1.GroupVersion.String(), "HTTPRoute"
+		}
+	}
 	return m, nil
 }
 
@@ -229,7 +253,7 @@ func appendObjects(dst []Object, gw *gwv1.Gateway, owner Owner, objs []render.Ob
 			meta["labels"] = labels
 		}
 		labels[v1alpha1.LabelGatewayName] = LabelValue(gw.Name)
-		labels[v1alpha1.LabelGatewayClassName] = string(gw.Spec.GatewayClassName)
+		labels[v1alpha1.LabelGatewayClassName] = LabelValue(string(gw.Spec.GatewayClassName))
 		labels[v1alpha1.LabelTemplate] = LabelValue(o.Template)
 		if owner.Kind == "HTTPRoute" {
 			labels[v1alpha1.LabelHTTPRoute] = LabelValue(owner.Name)

@@ -41,6 +41,11 @@ func attach(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, nsLabels map[string]map[
 		return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Name, y.Name))
 	})
 	for _, r := range sorted {
+		// A route may name the Gateway in several parentRefs (one per listener, say). It
+		// attaches through every one of them, counts once per listener, and is accepted when
+		// any of them attaches it.
+		var decided *Route
+		attached := make([]bool, len(gw.Spec.Listeners))
 		for _, pr := range r.Spec.ParentRefs {
 			if !refersTo(pr, r.Namespace, gw) {
 				continue
@@ -64,13 +69,15 @@ func attach(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, nsLabels map[string]map[
 					continue
 				}
 				res.Accepted = true
-				a.listeners[i].AttachedRoutes++
-				perListener[i] = append(perListener[i], hostnames(r.Spec.Hostnames))
+				if !attached[i] {
+					attached[i] = true
+					a.listeners[i].AttachedRoutes++
+					perListener[i] = append(perListener[i], hostnames(r.Spec.Hostnames))
+				}
 			}
 			switch {
 			case res.Accepted:
 				res.Reason = gwv1.RouteReasonAccepted
-				a.accepted = append(a.accepted, r)
 			case !matched:
 				res.Reason, res.Message = gwv1.RouteReasonNoMatchingParent, fmt.Sprintf("Gateway %s/%s has no listener matching this parentRef's sectionName/port", gw.Namespace, gw.Name)
 			case !kindOK || !nsOK:
@@ -78,8 +85,15 @@ func attach(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, nsLabels map[string]map[
 			default:
 				res.Reason, res.Message = gwv1.RouteReasonNoMatchingListenerHostname, fmt.Sprintf("none of the route's hostnames (%s) matches a listener of Gateway %s/%s", strings.Join(hostnames(r.Spec.Hostnames), ", "), gw.Namespace, gw.Name)
 			}
-			a.routes = append(a.routes, res)
-			break // one parentRef per Gateway is enough to decide attachment
+			if decided == nil || res.Accepted && !decided.Accepted {
+				decided = &res
+			}
+		}
+		if decided != nil {
+			a.routes = append(a.routes, *decided)
+			if decided.Accepted {
+				a.accepted = append(a.accepted, r)
+			}
 		}
 	}
 	in := make([]render.ListenerRoutes, len(gw.Spec.Listeners))

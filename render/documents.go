@@ -16,7 +16,12 @@ import (
 // separator is a YAML document separator line. Helm's releaseutil.SplitManifests also splits
 // where "---" follows spaces inside a line; we split on whole separator lines only, so that no
 // string, however it was inserted, can start a document in the middle of a line.
-var separator = regexp.MustCompile(`(?m)^---[ \t]*(?:#.*)?$`)
+var separator = regexp.MustCompile(`(?m)^---[ \t\r]*(?:#.*)?$`)
+
+// marker is a line that starts or ends a YAML document. One left inside a document after
+// splitting (`--- {a: b}`, `...`) would make the YAML parser read what comes before it and
+// drop the rest without a word.
+var marker = regexp.MustCompile(`(?m)^(?:---|\.\.\.)(?:[ \t\r].*)?$`)
 
 // SplitDocuments splits YAML text into documents on separator lines. Documents that hold only
 // white space and comments are dropped; the line each document starts on is returned with it.
@@ -49,6 +54,14 @@ func blank(doc string) bool {
 // parseDocument decodes one YAML document into JSON-typed values (int64, float64, string, bool,
 // maps and lists), rejecting duplicate keys.
 func parseDocument(doc string) (any, error) {
+	for _, loc := range marker.FindAllStringIndex(doc, -1) {
+		line := doc[loc[0]:loc[1]]
+		if strings.HasPrefix(line, "...") && blank(doc[loc[1]:]) {
+			continue // a document end with nothing after it loses nothing
+		}
+		return nil, fmt.Errorf("line %d starts another YAML document (%q); documents must be separated by a line holding only \"---\"",
+			strings.Count(doc[:loc[0]], "\n")+1, strings.TrimSpace(line))
+	}
 	j, err := yaml.YAMLToJSONStrict([]byte(doc))
 	if err != nil {
 		return nil, err
@@ -60,6 +73,26 @@ func parseDocument(doc string) (any, error) {
 		return nil, err
 	}
 	return precedence.Normalize(v), nil
+}
+
+// parseDocuments splits and parses text as objects does.
+func parseDocuments(text string) ([]any, error) {
+	docs, _ := SplitDocuments(text)
+	out := make([]any, len(docs))
+	for i, doc := range docs {
+		v, err := parseDocument(doc)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// parseOne parses text as one document, as statusObject does.
+func parseOne(text string) ([]any, error) {
+	v, err := parseDocument(text)
+	return []any{v}, err
 }
 
 // objects turns one template's output into checked objects.
@@ -80,7 +113,7 @@ func (b *Blueprint) objects(c *compiled, text string, in *Input) ([]Object, erro
 		}
 		parsed = append(parsed, v)
 	}
-	if t := structureChangedBy(text, parsed, in.Tainted); t != nil {
+	if t := structureChangedBy(text, parsed, in.Tainted, parseDocuments); t != nil {
 		return nil, fail(0, t.Origin, "this value changed the YAML structure of the output (it would add documents or fields); the template must quote it, e.g. `| quote`, or use toYaml")
 	}
 	for i, v := range parsed {
@@ -181,7 +214,7 @@ func (b *Blueprint) statusObject(c *compiled, text string, in *Input) (map[strin
 		}
 		return nil, fail("", "output is not valid YAML: %v", err)
 	}
-	if t := structureChangedBy(text, []any{v}, in.Tainted); t != nil {
+	if t := structureChangedBy(text, []any{v}, in.Tainted, parseOne); t != nil {
 		return nil, fail(t.Origin, "this value changed the YAML structure of the status; the template must quote it")
 	}
 	if v == nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"text/template"
@@ -137,7 +138,14 @@ func resourceReads(tree *parse.Tree) []string {
 			for _, c := range n.Cmds {
 				visit(c)
 			}
+		case *parse.VariableNode:
+			if len(n.Ident) >= 3 && n.Ident[0] == "$" && n.Ident[1] == "Resources" {
+				seen[n.Ident[2]] = true
+			}
 		case *parse.CommandNode:
+			if name, ok := indexedResource(n.Args); ok {
+				seen[name] = true
+			}
 			for _, a := range n.Args {
 				visit(a)
 			}
@@ -163,6 +171,33 @@ func resourceReads(tree *parse.Tree) []string {
 		visit(tree.Root)
 	}
 	return slices.Sorted(maps.Keys(seen))
+}
+
+// indexedResource recognises `index .Resources "name" ...` (or `$.Resources`).
+func indexedResource(args []parse.Node) (string, bool) {
+	if len(args) < 3 {
+		return "", false
+	}
+	if f, ok := args[0].(*parse.IdentifierNode); !ok || f.Ident != "index" {
+		return "", false
+	}
+	switch r := args[1].(type) {
+	case *parse.FieldNode:
+		if !slices.Equal(r.Ident, []string{"Resources"}) {
+			return "", false
+		}
+	case *parse.VariableNode:
+		if !slices.Equal(r.Ident, []string{"$", "Resources"}) {
+			return "", false
+		}
+	default:
+		return "", false
+	}
+	name, ok := args[2].(*parse.StringNode)
+	if !ok {
+		return "", false
+	}
+	return name.Text, true
 }
 
 // Hostnames are the hostnames of a Gateway, see ComputeHostnames.
@@ -275,21 +310,23 @@ func (b *Blueprint) newExecution(in *Input) (*execution, error) {
 	for _, c := range append(slices.Clip(b.gateway), b.route...) {
 		resources[c.key] = []any{}
 	}
+	// Templates get copies: set and unset must not reach the caller's objects, nor another
+	// render that shares them.
 	for k, objs := range in.Resources {
 		list := make([]any, len(objs))
 		for i, o := range objs {
-			list[i] = o
+			list[i] = copyValue(o)
 		}
 		resources[k] = list
 	}
 	x := &execution{b: b, t: t, data: map[string]any{
 		"Values":    deepCopy(in.Values),
-		"Gateway":   in.Gateway,
+		"Gateway":   deepCopy(in.Gateway),
 		"Resources": resources,
 		"Hostnames": map[string]any{"Union": strs(in.Hostnames.Union), "Intersection": strs(in.Hostnames.Intersection)},
 	}}
 	if in.HTTPRoute != nil {
-		x.data["HTTPRoute"] = in.HTTPRoute
+		x.data["HTTPRoute"] = deepCopy(in.HTTPRoute)
 	}
 	t.Funcs(template.FuncMap{"include": x.include, "tpl": x.tpl})
 	return x, nil
@@ -303,22 +340,35 @@ func strs(s []string) []any {
 	return out
 }
 
+// depthError is an include or tpl nested too deep. Each level passes it up as it is, so that
+// the error says so once instead of once per level.
+type depthError struct{ msg string }
+
+func (e *depthError) Error() string { return e.msg }
+
+func nestedTooDeep(err error) error {
+	if d := (*depthError)(nil); errors.As(err, &d) {
+		return d
+	}
+	return err
+}
+
 func (x *execution) include(name string, data any) (string, error) {
 	if x.depth >= maxIncludeDepth {
-		return "", fmt.Errorf("include %q: nested more than %d deep (does it include itself?)", name, maxIncludeDepth)
+		return "", &depthError{fmt.Sprintf("include %q: nested more than %d deep (does it include itself?)", name, maxIncludeDepth)}
 	}
 	x.depth++
 	defer func() { x.depth-- }()
 	var buf bytes.Buffer
 	if err := x.t.ExecuteTemplate(&buf, name, data); err != nil {
-		return "", err
+		return "", nestedTooDeep(err)
 	}
 	return buf.String(), nil
 }
 
 func (x *execution) tpl(text string, data any) (string, error) {
 	if x.depth >= maxIncludeDepth {
-		return "", fmt.Errorf("tpl: nested more than %d deep", maxIncludeDepth)
+		return "", &depthError{fmt.Sprintf("tpl: nested more than %d deep", maxIncludeDepth)}
 	}
 	x.depth++
 	defer func() { x.depth-- }()
@@ -332,6 +382,9 @@ func (x *execution) tpl(text string, data any) (string, error) {
 	}
 	var buf bytes.Buffer
 	if err := t.Execute(&buf, data); err != nil {
+		if d := nestedTooDeep(err); d != err {
+			return "", d
+		}
 		return "", fmt.Errorf("tpl: %w", err)
 	}
 	return buf.String(), nil
@@ -358,19 +411,21 @@ func (x *execution) run(c *compiled) (text string, pending *Pending, err error) 
 }
 
 // pending decides whether a failed template is waiting for a resource rather than broken: it
-// reads .Resources, and failed looking up something missing — not in .Values, .Gateway or
-// .HTTPRoute, whose gaps are real errors.
+// reads .Resources, and failed looking up something missing — not in .Values, .Gateway,
+// .HTTPRoute or .Hostnames, whose gaps are real errors.
 func (x *execution) pending(c *compiled, ctx string, e *Error) *Pending {
 	if len(c.reads) == 0 {
 		return nil
 	}
-	for _, root := range []string{"<.Values", "<.Gateway", "<.HTTPRoute", "<.Hostnames"} {
-		if strings.HasPrefix("<"+ctx, root) {
-			return nil
-		}
+	// The innermost context is what failed, inside an include too.
+	if all := contexts.FindAllStringSubmatch(e.Msg, -1); len(all) > 0 {
+		ctx = all[len(all)-1][1]
+	}
+	if !strings.Contains(ctx, ".Resources") && otherRoots.MatchString(ctx) {
+		return nil
 	}
 	missing := false
-	for _, m := range []string{"map has no entry for key", "index out of range", "nil pointer evaluating", "error calling index"} {
+	for _, m := range []string{"no entry for key", "index out of range", "nil pointer evaluating", "error calling index"} {
 		missing = missing || strings.Contains(e.Msg, m)
 	}
 	if !missing {
@@ -388,6 +443,11 @@ func (x *execution) pending(c *compiled, ctx string, e *Error) *Pending {
 	}
 	return &Pending{Template: c.field, Waiting: waiting, Reason: e.Msg}
 }
+
+var (
+	contexts   = regexp.MustCompile(`at <(.*?)>: `)
+	otherRoots = regexp.MustCompile(`(?:^|[\s($])\.(?:Values|Gateway|HTTPRoute|Hostnames)\b`)
+)
 
 // hasStatus reports whether every object in a .Resources entry exists and has a status.
 func hasStatus(list []any) bool {

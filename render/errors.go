@@ -64,18 +64,19 @@ func templateError(blueprint, template string, err error) (*Error, string) {
 	if m == nil {
 		return e, ""
 	}
-	// An error inside an included template names that template; keep the one we ran and say
-	// which define failed in the message.
+	// An error inside a define of another template names that template; keep the one we ran
+	// and say which template and line failed in the message.
+	prefix := ""
 	if m[1] != template {
-		e.Msg = fmt.Sprintf("in %q line %s: %s", m[1], m[2], m[3])
+		prefix = fmt.Sprintf("in %q line %s: ", m[1], m[2])
 	} else {
 		e.Line, _ = strconv.Atoi(m[2])
-		e.Msg = m[3]
 	}
+	e.Msg = prefix + m[3]
 	ctx := ""
 	if x := executingErr.FindStringSubmatch(m[3]); x != nil {
 		ctx = x[1]
-		e.Msg = fmt.Sprintf("%s: %s", x[1], x[2])
+		e.Msg = fmt.Sprintf("%s%s: %s", prefix, x[1], x[2])
 	}
 	return e, ctx
 }

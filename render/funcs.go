@@ -18,11 +18,13 @@ import (
 const maxIncludeDepth = 64
 
 // nondeterministic are sprig functions that HermeticTxtFuncMap still offers but whose output
-// changes from one call to the next; a rendered object that changes by itself would be
-// re-applied on every reconcile.
+// changes from one call to the next — they read the clock (ago, durationRound of a time) or a
+// random source (the rest: keys, certificates, salts, IVs, shuffles); a rendered object that
+// changes by itself would be re-applied on every reconcile.
 var nondeterministic = []string{
 	"randInt", "genPrivateKey", "genCA", "genCAWithKey", "genSelfSignedCert",
 	"genSelfSignedCertWithKey", "genSignedCert", "genSignedCertWithKey",
+	"ago", "durationRound", "shuffle", "bcrypt", "htpasswd", "encryptAES",
 }
 
 // baseFuncs is sprig's hermetic set (no env, expandenv, getHostByName, clock or random) plus
@@ -75,7 +77,9 @@ func toJSON(v any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return string(b), nil
+	// encoding/json escapes LS and PS but not NEL, which YAML reads as a line break. Outside
+	// strings JSON has no such character, so escaping every one is safe.
+	return strings.ReplaceAll(string(b), "\u0085", `\u0085`), nil
 }
 
 func fromJSON(s string) (map[string]any, error) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -16,6 +17,8 @@ type SchemaViolation struct {
 	// Path is the location of the offending value in .Values.
 	Path []string
 	Msg  string
+	// Missing lists the required properties of the object at Path that are not there.
+	Missing []string
 }
 
 var printer = message.NewPrinter(language.English)
@@ -56,7 +59,11 @@ func (b *Blueprint) ValidateValues(values map[string]any) []SchemaViolation {
 	var walk func(*jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
-			out = append(out, SchemaViolation{Path: e.InstanceLocation, Msg: e.ErrorKind.LocalizedString(printer)})
+			v := SchemaViolation{Path: e.InstanceLocation, Msg: e.ErrorKind.LocalizedString(printer)}
+			if r, ok := e.ErrorKind.(*kind.Required); ok {
+				v.Missing = r.Missing
+			}
+			out = append(out, v)
 			return
 		}
 		for _, c := range e.Causes {

@@ -2,6 +2,7 @@ package render
 
 import (
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -57,13 +58,15 @@ func itoa(i int) string {
 }
 
 // structural reports whether a string inserted into YAML unquoted could be read as more than
-// one plain scalar: it holds a line break, an indicator or flow character, a comment or mapping
-// marker, or white space at an end.
+// one plain scalar: it holds a line break (YAML 1.1 also breaks lines at NEL, LS and PS), an
+// indicator or flow character, a comment or mapping marker, white space at an end, or starts
+// with a document end marker.
 func structural(s string) bool {
 	if s == "" {
 		return false
 	}
-	if strings.ContainsAny(s, "\n\r{}[],&*!|>'\"%@`#\t") || strings.Contains(s, ": ") || strings.HasSuffix(s, ":") {
+	if strings.ContainsAny(s, "\n\r\u0085\u2028\u2029{}[],&*!|>'\"%@`#\t") || strings.Contains(s, ": ") || strings.HasSuffix(s, ":") ||
+		strings.HasPrefix(s, "...") {
 		return true
 	}
 	switch s[0] {
@@ -83,41 +86,50 @@ func taintedIn(text string, tainted []Tainted) *Tainted {
 	return nil
 }
 
-// structureChangedBy finds a tainted value that the YAML parser did not read as (part of) a
-// scalar: it occurs verbatim in the rendered text more often than in the parsed strings. A
-// quoted or toYaml'd value is escaped in the text, so it does not occur verbatim at all; an
-// unquoted value that stays one scalar occurs in both equally often.
-func structureChangedBy(text string, parsed []any, tainted []Tainted) *Tainted {
+// placeholder stands in for a tainted value: YAML reads it as a plain string wherever it is.
+const placeholder = "gantry0tainted0value"
+
+// structureChangedBy finds a tainted value that shaped the output instead of filling it in.
+// For each one that occurs verbatim in the rendered text, the text is parsed again with every
+// occurrence replaced by a placeholder that can only be a plain string. A value that was data
+// gives the same documents, maps and lists, with only the value and the placeholder
+// exchanged; a value that added a document, a field or a list item, or cut a line short with
+// a comment, does not. (Quoted, toJson'd and toYaml'd values are escaped, so they mostly do
+// not occur verbatim at all; counting occurrences instead is fooled by an escaped copy of the
+// same text elsewhere in the output.)
+func structureChangedBy(text string, parsed []any, tainted []Tainted, parse func(string) ([]any, error)) *Tainted {
 	for i := range tainted {
 		t := &tainted[i]
-		raw := strings.Count(text, t.Value)
-		if raw == 0 {
+		if !strings.Contains(text, t.Value) {
 			continue
 		}
-		if countInScalars(parsed, t.Value) < raw {
+		ref, err := parse(strings.ReplaceAll(text, t.Value, placeholder))
+		if err != nil || !reflect.DeepEqual(withPlaceholder(parsed, t.Value), withPlaceholder(ref, t.Value)) {
 			return t
 		}
 	}
 	return nil
 }
 
-func countInScalars(v any, s string) int {
+// withPlaceholder copies a parsed value with s replaced by the placeholder in every string
+// and key.
+func withPlaceholder(v any, s string) any {
 	switch v := v.(type) {
 	case []any:
-		n := 0
-		for _, e := range v {
-			n += countInScalars(e, s)
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = withPlaceholder(e, s)
 		}
-		return n
+		return out
 	case map[string]any:
-		n := 0
+		out := make(map[string]any, len(v))
 		for k, e := range v {
-			n += strings.Count(k, s) + countInScalars(e, s)
+			out[strings.ReplaceAll(k, s, placeholder)] = withPlaceholder(e, s)
 		}
-		return n
+		return out
 	case string:
-		return strings.Count(v, s)
+		return strings.ReplaceAll(v, s, placeholder)
 	default:
-		return 0
+		return v
 	}
 }
