@@ -6,6 +6,7 @@ import (
 
 	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/desired"
+	"gantry.dev/gantry/render"
 )
 
 // Serves reports whether a Gateway's class is one of Gantry's (its controllerName is Gantry's).
@@ -30,6 +31,7 @@ func (s *Set) Input(gw *gwv1.Gateway, controllerNamespace string) *desired.Input
 	if in.Class != nil {
 		if name, err := desired.BlueprintName(in.Class); err == nil {
 			in.Blueprint = s.Blueprints[name]
+			in.Compiled = s.compile(in.Blueprint)
 		}
 	}
 	gwLabel := desired.LabelValue(gw.Name)
@@ -59,4 +61,26 @@ func (s *Set) Input(gw *gwv1.Gateway, controllerNamespace string) *desired.Input
 		in.Live[tmpl] = append(in.Live[tmpl], u.Object)
 	}
 	return in
+}
+
+// compile compiles each blueprint once per set. A blueprint that does not compile gives nil, and
+// desired.Gateway reports why.
+func (s *Set) compile(bp *v1alpha1.GatewayClassBlueprint) *render.Blueprint {
+	if bp == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.compiled[bp.Name]; ok {
+		return c
+	}
+	if s.compiled == nil {
+		s.compiled = map[string]*render.Blueprint{}
+	}
+	c, err := render.Compile(bp.Name, &bp.Spec)
+	if err != nil {
+		c = nil
+	}
+	s.compiled[bp.Name] = c
+	return c
 }

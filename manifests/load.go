@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -36,6 +37,9 @@ type Set struct {
 	// Live are other objects; those with Gantry's labels stand for what a Gateway rendered
 	// before, and feed .Resources.
 	Live []*unstructured.Unstructured
+
+	mu       sync.Mutex
+	compiled map[string]*render.Blueprint
 }
 
 // Load reads manifests from paths: files, folders (every .yaml, .yml and .json below them) or
