@@ -21,13 +21,13 @@ func TestSplitDocuments(t *testing.T) {
 	}{{
 		name:  "separator line",
 		text:  "a: 1\n---\nb: 2\n",
-		docs:  []string{"a: 1\n", "\nb: 2\n"},
-		lines: []int{1, 2},
+		docs:  []string{"a: 1\n", "b: 2\n"},
+		lines: []int{1, 3},
 	}, {
 		name:  "separators with comments and trailing blanks",
 		text:  "--- # first\na: 1\n---   # second\nb: 2\n---\t\nc: 3",
-		docs:  []string{"\na: 1\n", "\nb: 2\n", "\nc: 3"},
-		lines: []int{1, 3, 5},
+		docs:  []string{"a: 1\n", "b: 2\n", "c: 3"},
+		lines: []int{2, 4, 6},
 	}, {
 		name:  "--- inside a line, a string, a block scalar or a longer run is not a separator",
 		text:  "a: x --- y\nb: \"---\"\nc: |\n  ---\n----\n---x\n -- -\n",
@@ -36,13 +36,13 @@ func TestSplitDocuments(t *testing.T) {
 	}, {
 		name:  "empty and comment-only documents drop out",
 		text:  "---\n# just a comment\n---\n\n   \n---\na: 1\n---\n",
-		docs:  []string{"\na: 1\n"},
-		lines: []int{6},
+		docs:  []string{"a: 1\n"},
+		lines: []int{7},
 	}, {
 		name:  "CRLF line ends",
 		text:  "a: 1\r\n---\r\nb: 2\r\n",
-		docs:  []string{"a: 1\r\n", "\nb: 2\r\n"},
-		lines: []int{1, 2},
+		docs:  []string{"a: 1\r\n", "b: 2\r\n"},
+		lines: []int{1, 3},
 	}, {
 		name: "nothing",
 		text: "",

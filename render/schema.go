@@ -1,8 +1,9 @@
 package render
 
 import (
+	"cmp"
+	"slices"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -41,16 +42,10 @@ func (b *Blueprint) ValidateValues(values map[string]any) []SchemaViolation {
 	if b.schema == nil {
 		return nil
 	}
-	// The validator wants plain JSON types; a round trip gives it exactly those.
-	raw, err := json.Marshal(values)
-	if err != nil {
-		return []SchemaViolation{{Msg: err.Error()}}
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return []SchemaViolation{{Msg: err.Error()}}
-	}
-	err = b.schema.Validate(doc)
+	// Values already hold only JSON types (string, bool, nil, int64, float64, maps and lists of
+	// them), which the validator takes as they are; no JSON round trip needed.
+	var doc any = values
+	err := b.schema.Validate(doc)
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
 		return nil
@@ -71,5 +66,9 @@ func (b *Blueprint) ValidateValues(values map[string]any) []SchemaViolation {
 		}
 	}
 	walk(ve)
+	// The validator's order varies between runs; errors must not.
+	slices.SortStableFunc(out, func(a, b SchemaViolation) int {
+		return cmp.Or(slices.Compare(a.Path, b.Path), cmp.Compare(a.Msg, b.Msg))
+	})
 	return out
 }
