@@ -5,8 +5,8 @@ import (
 	"math"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	yamlv2 "go.yaml.in/yaml/v2"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"gantry.dev/gantry/precedence"
 )
