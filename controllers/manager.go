@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -35,6 +36,10 @@ type ManagerOptions struct {
 	// SyncPeriod is how often every cached object is reconciled again (0: controller-runtime's
 	// default of about ten hours).
 	SyncPeriod time.Duration
+	// Restartable lets a process start a second manager after stopping the first (tests and
+	// the scale harness restart the controller in-process; controller names must otherwise be
+	// unique per process).
+	Restartable bool
 }
 
 // NewManager builds the controller-runtime manager Gantry runs in.
@@ -51,5 +56,6 @@ func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
 		LeaderElectionID:        "gantry.gateway.gantry.dev",
 		LeaderElectionNamespace: o.LeaderElectionNamespace,
 		Cache:                   cache.Options{SyncPeriod: sync},
+		Controller:              config.Controller{SkipNameValidation: &o.Restartable},
 	})
 }

@@ -38,7 +38,9 @@ func (e *Error) Unwrap() error { return e.Err }
 func fail(reason string, err error) *Error { return &Error{Reason: reason, Err: err} }
 
 // Gateway computes the desired state of in.Gateway. On error nothing of the result is to be
-// applied: a Gateway is rendered whole or not at all.
+// applied: a Gateway is rendered whole or not at all. When the values could be merged, the
+// error comes with a Result holding only them, so that a user can see where a bad value came
+// from (`gantry render --explain`).
 func Gateway(in *Input) (*Result, error) {
 	gw := in.Gateway
 	bp, err := Compile(in)
@@ -63,7 +65,7 @@ func Gateway(in *Input) (*Result, error) {
 	}
 	values := precedence.Resolve(pin)
 	if err := checkSchema(bp, values); err != nil {
-		return nil, err
+		return &Result{Values: values}, err
 	}
 
 	att := attach(gw, in.Routes, in.NamespaceLabels)
@@ -78,20 +80,20 @@ func Gateway(in *Input) (*Result, error) {
 	out, err := bp.RenderGateway(&render.Input{
 		Values:       values.Values,
 		Gateway:      gwMap,
-		Resources:    in.Live,
+		Resources:    byTemplateKey(in.Live, bp.GatewayTemplates()),
 		Hostnames:    att.hostnames,
 		Namespace:    gw.Namespace,
 		Tainted:      append(tenantValues(values), gwTainted...),
 		IsNamespaced: in.IsNamespaced,
 	})
 	if err != nil {
-		return nil, fail(ReasonRenderFailed, err)
+		return &Result{Values: values}, fail(ReasonRenderFailed, err)
 	}
 	owner := Owner{Kind: "Gateway", NamespacedName: types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}}
 	res.Objects = appendObjects(res.Objects, gw, owner, out.Objects)
 	res.Pending = out.Pending
 	if res.Addresses, err = addresses(bp.Name, out.Status); err != nil {
-		return nil, fail(ReasonRenderFailed, err)
+		return &Result{Values: values}, fail(ReasonRenderFailed, err)
 	}
 
 	if !bp.HasRouteTemplates() {
@@ -99,40 +101,59 @@ func Gateway(in *Input) (*Result, error) {
 	}
 	for _, r := range att.accepted {
 		key := types.NamespacedName{Namespace: r.Namespace, Name: r.Name}
-		rin := pin
-		rin.Route = &precedence.ObjectKey{Namespace: r.Namespace, Name: r.Name}
-		rvalues := precedence.Resolve(rin)
-		if err := checkSchema(bp, rvalues); err != nil {
-			return nil, err
-		}
-		rMap, err := objectMap(r)
+		route := res.route(key)
+		values, objs, pending, err := renderRoute(bp, pin, in, r, gwMap, gwTainted, att.hostnames)
+		route.Values, route.Pending = values, pending
 		if err != nil {
-			return nil, err
+			// One route's failure is that route's: the Gateway and its other routes go on, and
+			// this route's earlier objects stay until it renders again.
+			route.Err = fail(ReasonRenderFailed, fmt.Errorf("HTTPRoute %s: %w", key, err))
+			continue
 		}
-		rOrigin := fmt.Sprintf("HTTPRoute %s/%s field", r.Namespace, r.Name)
-		tainted := append(tenantValues(rvalues), gwTainted...)
-		tainted = append(tainted, render.TaintedStrings(rMap, func(p string) string { return rOrigin + " " + p })...)
-		rout, err := bp.RenderRoute(&render.Input{
-			Values:       rvalues.Values,
-			Gateway:      gwMap,
-			HTTPRoute:    rMap,
-			Resources:    in.LiveRoutes[key],
-			Hostnames:    att.hostnames,
-			Namespace:    r.Namespace,
-			Tainted:      tainted,
-			IsNamespaced: in.IsNamespaced,
-		})
-		if err != nil {
-			return nil, fail(ReasonRenderFailed, fmt.Errorf("HTTPRoute %s: %w", key, err))
-		}
-		res.Objects = appendObjects(res.Objects, gw, Owner{Kind: "HTTPRoute", NamespacedName: key}, rout.Objects)
-		for i := range res.Routes {
-			if res.Routes[i].NamespacedName == key {
-				res.Routes[i].Values, res.Routes[i].Pending = rvalues, rout.Pending
-			}
-		}
+		res.Objects = appendObjects(res.Objects, gw, Owner{Kind: "HTTPRoute", NamespacedName: key}, objs)
 	}
 	return res, nil
+}
+
+// renderRoute resolves a route's values (the Gateway's chain continued by the route's) and
+// renders the route templates for it.
+func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r *gwv1.HTTPRoute, gwMap map[string]any, gwTainted []render.Tainted, hostnames render.Hostnames) (*precedence.Result, []render.Object, []render.Pending, error) {
+	pin.Route = &precedence.ObjectKey{Namespace: r.Namespace, Name: r.Name}
+	values := precedence.Resolve(pin)
+	if err := checkSchema(bp, values); err != nil {
+		return values, nil, nil, err
+	}
+	rMap, err := objectMap(r)
+	if err != nil {
+		return values, nil, nil, err
+	}
+	origin := fmt.Sprintf("HTTPRoute %s/%s field", r.Namespace, r.Name)
+	tainted := append(tenantValues(values), gwTainted...)
+	tainted = append(tainted, render.TaintedStrings(rMap, func(p string) string { return origin + " " + p })...)
+	out, err := bp.RenderRoute(&render.Input{
+		Values:       values.Values,
+		Gateway:      gwMap,
+		HTTPRoute:    rMap,
+		Resources:    byTemplateKey(in.LiveRoutes[types.NamespacedName{Namespace: r.Namespace, Name: LabelValue(r.Name)}], bp.RouteTemplates()),
+		Hostnames:    hostnames,
+		Namespace:    r.Namespace,
+		Tainted:      tainted,
+		IsNamespaced: in.IsNamespaced,
+	})
+	if err != nil {
+		return values, nil, nil, err
+	}
+	return values, out.Objects, out.Pending, nil
+}
+
+// route returns the result entry of an attached route.
+func (res *Result) route(key types.NamespacedName) *Route {
+	for i := range res.Routes {
+		if res.Routes[i].NamespacedName == key {
+			return &res.Routes[i]
+		}
+	}
+	panic("desired: an accepted route without a result entry") // attach records every route it accepts
 }
 
 // Compile returns the compiled blueprint of in, or an InvalidParameters error that says what
@@ -240,6 +261,21 @@ func objectMap(obj runtime.Object) (map[string]any, error) {
 		}
 	}
 	return m, nil
+}
+
+// byTemplateKey re-keys live objects, gathered by their template label (a key shortened to fit a
+// label value), by the template keys themselves, as .Resources knows them.
+func byTemplateKey(live map[string][]map[string]any, keys []string) map[string][]map[string]any {
+	if len(live) == 0 {
+		return live
+	}
+	out := make(map[string][]map[string]any, len(live))
+	for _, k := range keys {
+		if objs, ok := live[LabelValue(k)]; ok {
+			out[k] = objs
+		}
+	}
+	return out
 }
 
 // appendObjects adds rendered objects with the labels that tie them to their Gateway, class,

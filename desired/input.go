@@ -30,9 +30,11 @@ type Input struct {
 	// Policies are candidate GatewayClassConfigs and GatewayConfigs, in any order.
 	GatewayClassConfigs []*v1alpha1.GatewayClassConfig
 	GatewayConfigs      []*v1alpha1.GatewayConfig
-	// Live maps a gateway template key to the live objects it produced (.Resources).
+	// Live maps a gateway template's label value (its key, shortened by LabelValue when longer
+	// than a label allows) to the live objects it produced (.Resources).
 	Live map[string][]map[string]any
-	// LiveRoutes is the same per HTTPRoute, for route templates.
+	// LiveRoutes is the same per HTTPRoute, keyed by the route's namespace and label value
+	// (LabelValue of its name), for route templates.
 	LiveRoutes map[types.NamespacedName]map[string][]map[string]any
 	// CommandLine is a layer above everything else (`gantry render --set/--values`).
 	CommandLine map[string]any
@@ -94,4 +96,7 @@ type Route struct {
 	Values *precedence.Result
 	// Pending route templates.
 	Pending []render.Pending
+	// Err is why the route's templates could not be rendered (a *Error); the Gateway and its
+	// other routes are not affected, and the route's earlier objects are kept.
+	Err error
 }

@@ -222,8 +222,9 @@ func TestRouteTemplates(t *testing.T) {
 	}
 }
 
-// TestRouteInjection: tenant strings reaching a route template fail the render naming the
-// route, the policy or field, and the path.
+// TestRouteInjection: tenant strings reaching a route template fail that route's render,
+// naming the route, the policy or field, and the path — and only that route's: the Gateway's own
+// objects still render, so a tenant in another namespace cannot stop someone else's Gateway.
 func TestRouteInjection(t *testing.T) {
 	https := listener("https", gwv1.HTTPSProtocolType, 443, "")
 	https.AllowedRoutes = from(gwv1.NamespacesFromAll, nil)
@@ -255,16 +256,28 @@ func TestRouteInjection(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			bp := blueprint(nil, `{"tier": "default"}`)
 			bp.Spec.HTTPRouteTemplate = &v1alpha1.RouteTemplate{ResourceTemplates: map[string]string{"config": tt.template}}
-			_, err := desired.Gateway(&desired.Input{
+			bp.Spec.GatewayTemplate.ResourceTemplates = map[string]string{"own": configMapTemplate("own", "a: b")}
+			res, err := desired.Gateway(&desired.Input{
 				Gateway: gateway("web", https), Class: class(), Blueprint: bp,
 				Routes: []*gwv1.HTTPRoute{tt.route}, GatewayConfigs: tt.policies,
 			})
-			if err == nil {
-				t.Fatalf("no error, want %s", tt.want)
+			if err != nil {
+				t.Fatalf("the Gateway failed with its route: %v", err)
 			}
-			desiredError(t, err, desired.ReasonRenderFailed)
-			if err.Error() != tt.want {
-				t.Errorf("error\n got %q\nwant %q", err, tt.want)
+			if len(res.Routes) != 1 || res.Routes[0].Err == nil {
+				t.Fatalf("routes = %+v, want one with an error", res.Routes)
+			}
+			desiredError(t, res.Routes[0].Err, desired.ReasonRenderFailed)
+			if got := res.Routes[0].Err.Error(); got != tt.want {
+				t.Errorf("route error\n got %q\nwant %q", got, tt.want)
+			}
+			for _, o := range res.Objects {
+				if o.Owner.Kind == "HTTPRoute" {
+					t.Errorf("the failed route rendered %s", o.Template)
+				}
+			}
+			if len(res.Objects) == 0 {
+				t.Error("the Gateway's own objects were not rendered")
 			}
 		})
 	}

@@ -1,11 +1,15 @@
 package manifests
 
 import (
+	"fmt"
+	"slices"
+
 	"k8s.io/apimachinery/pkg/types"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/desired"
+	"gantry.dev/gantry/precedence"
 	"gantry.dev/gantry/render"
 )
 
@@ -35,10 +39,20 @@ func (s *Set) Input(gw *gwv1.Gateway, controllerNamespace string) *desired.Input
 		}
 	}
 	gwLabel := desired.LabelValue(gw.Name)
+	owner := gw.Namespace + "/" + gw.Name
 	for _, u := range s.Live {
 		l := u.GetLabels()
 		tmpl := l[v1alpha1.LabelTemplate]
 		if tmpl == "" || l[v1alpha1.LabelGatewayName] != gwLabel {
+			continue
+		}
+		// The owner annotation names the Gateway exactly; without it, only an object in the
+		// Gateway's namespace can be its own (a label alone is shared by same-named Gateways).
+		if o, ok := u.GetAnnotations()[v1alpha1.AnnotationOwner]; ok {
+			if o != owner {
+				continue
+			}
+		} else if u.GetNamespace() != gw.Namespace {
 			continue
 		}
 		if route := l[v1alpha1.LabelHTTPRoute]; route != "" {
@@ -50,9 +64,6 @@ func (s *Set) Input(gw *gwv1.Gateway, controllerNamespace string) *desired.Input
 				in.LiveRoutes[key] = map[string][]map[string]any{}
 			}
 			in.LiveRoutes[key][tmpl] = append(in.LiveRoutes[key][tmpl], u.Object)
-			continue
-		}
-		if u.GetNamespace() != "" && u.GetNamespace() != gw.Namespace {
 			continue
 		}
 		if in.Live == nil {
@@ -83,4 +94,60 @@ func (s *Set) compile(bp *v1alpha1.GatewayClassBlueprint) *render.Blueprint {
 	}
 	s.compiled[bp.Name] = c
 	return c
+}
+
+// ExplainTargets returns v with the reasons of policies that do not apply completed where their
+// target is missing from the manifests altogether — what the controller reports as
+// TargetNotFound.
+func (s *Set) ExplainTargets(v *precedence.Result) *precedence.Result {
+	out := *v
+	out.Outcomes = slices.Clone(v.Outcomes)
+	for i, o := range out.Outcomes {
+		if o.State != precedence.StateNotApplicable {
+			continue
+		}
+		if t, ok := s.target(o.Ref); ok && !s.exists(o.Namespace, t) {
+			out.Outcomes[i].Reason = fmt.Sprintf("its target %s %s does not exist in the manifests", t.Kind, t.Name)
+		}
+	}
+	return &out
+}
+
+func (s *Set) target(ref precedence.Ref) (v1alpha1.PolicyTargetReference, bool) {
+	for _, p := range s.GatewayClassConfigs {
+		if ref.Kind == precedence.KindGatewayClassConfig && p.Namespace == ref.Namespace && p.Name == ref.Name {
+			return p.Spec.TargetRef, true
+		}
+	}
+	for _, p := range s.GatewayConfigs {
+		if ref.Kind == precedence.KindGatewayConfig && p.Namespace == ref.Namespace && p.Name == ref.Name {
+			return p.Spec.TargetRef, true
+		}
+	}
+	return v1alpha1.PolicyTargetReference{}, false
+}
+
+func (s *Set) exists(ns string, t v1alpha1.PolicyTargetReference) bool {
+	name := string(t.Name)
+	switch t.Kind {
+	case "GatewayClass":
+		_, ok := s.Classes[name]
+		return ok
+	case "Namespace":
+		if _, ok := s.NamespaceLabels[name]; ok {
+			return true
+		}
+		// Namespaces are rarely in the manifests; one that holds any object exists.
+		for _, gw := range s.Gateways {
+			if gw.Namespace == name {
+				return true
+			}
+		}
+		return false
+	case "Gateway":
+		return slices.ContainsFunc(s.Gateways, func(g *gwv1.Gateway) bool { return g.Namespace == ns && g.Name == name })
+	case "HTTPRoute":
+		return slices.ContainsFunc(s.Routes, func(r *gwv1.HTTPRoute) bool { return r.Namespace == ns && r.Name == name })
+	}
+	return true
 }

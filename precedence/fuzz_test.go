@@ -297,10 +297,34 @@ func checkOutcomes(t *testing.T, in Input, levels []Level, res *Result) {
 			(o.State == StateOverridden || o.State == StatePartiallyEnforced) && len(o.Superseded) == 0:
 			t.Fatalf("%s: state does not match superseded paths: %s", o.Ref, asJSON(o))
 		}
-		for _, s := range o.Superseded {
+		for i, s := range o.Superseded {
 			if s.By.Ref == o.Ref || !slices.Contains(res.Chain, s.By.Ref) || holds[o.Ref][s.Path.String()] {
 				t.Fatalf("%s superseded at %s by %s: %s", o.Ref, s.Path, s.By, asJSON(o))
 			}
+			// One entry per path and stanza, sorted by path as Leaves are, then stanza.
+			if i > 0 {
+				prev := o.Superseded[i-1]
+				if c := cmp.Or(slices.Compare(prev.Path, s.Path), cmp.Compare(prev.Stanza, s.Stanza)); c >= 0 {
+					t.Fatalf("%s: superseded entries out of order or repeated at %s (%s): %s", o.Ref, s.Path, s.Stanza, asJSON(o))
+				}
+			}
+			// By is who is in effect at the path: a leaf (value or removal) there or above it,
+			// when there is one and it is not the policy itself.
+			if l, ok := leafAtOrAbove(res, s.Path); ok && l.Source.Ref != o.Ref && s.By != l.Source {
+				t.Fatalf("%s superseded at %s by %s, but %s holds %s: %s", o.Ref, s.Path, s.By, l.Source, l.Path, asJSON(o))
+			}
 		}
 	}
+}
+
+// leafAtOrAbove is the leaf, removals included, at p or at its nearest ancestor.
+func leafAtOrAbove(res *Result, p Path) (Leaf, bool) {
+	for n := len(p); n > 0; n-- {
+		for _, l := range res.Leaves {
+			if slices.Equal(l.Path, p[:n]) {
+				return l, true
+			}
+		}
+	}
+	return Leaf{}, false
 }

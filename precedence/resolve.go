@@ -44,7 +44,9 @@ func Resolve(in Input) *Result {
 	m.root.leaves(nil, nil, &res.Leaves)
 	for _, p := range applicable {
 		res.Chain = append(res.Chain, p.Ref)
-		res.Outcomes = append(res.Outcomes, m.outcome(p))
+		o := m.outcome(p)
+		m.finalWinners(&o)
+		res.Outcomes = append(res.Outcomes, o)
 	}
 	if in.CommandLine != nil {
 		res.Chain = append(res.Chain, Ref{Kind: KindCommandLine})
@@ -272,4 +274,61 @@ func (m *merger) outcome(p placed) Outcome {
 		}
 	}
 	return o
+}
+
+// finalWinners rewrites o.Superseded to the rule of Superseded.By: each entry names the source
+// in effect at its path in the final tree (not whichever value replaced it first, which may
+// itself have lost since), once per path and stanza, sorted by path (as Leaves are) then stanza.
+func (m *merger) finalWinners(o *Outcome) {
+	if len(o.Superseded) == 0 {
+		return
+	}
+	type key struct {
+		path   string
+		stanza Stanza
+	}
+	seen := map[key]bool{}
+	out := o.Superseded[:0]
+	for _, s := range o.Superseded {
+		k := key{s.Path.String(), s.Stanza}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		// The policy's own override can hold the path only by having rebuilt an ancestor as a
+		// fresh map without it (anything else forgave the loss): the loss is then still the
+		// doing of what replaced the value, which stays named.
+		if src, ok := m.holder(s.Path); ok && src.Ref != o.Ref {
+			s.By = src
+		}
+		out = append(out, s)
+	}
+	slices.SortStableFunc(out, func(a, b Superseded) int {
+		return cmp.Or(slices.Compare(a.Path, b.Path), cmp.Compare(a.Stanza, b.Stanza))
+	})
+	o.Superseded = out
+}
+
+// holder is the source in effect at path in the final tree: the node at path or, when path is
+// not there, its deepest ancestor that is — a value, a removal, or a map (an empty one or one
+// holding other keys), whose source is whoever created it. A lost path always has such a node
+// below the root: nodes are replaced, never deleted.
+func (m *merger) holder(path Path) (Source, bool) {
+	var held *node
+	n := m.root
+	for _, k := range path {
+		c := n.children[k]
+		if c == nil {
+			break
+		}
+		held = c
+		if c.children == nil { // a value or a removal: what is below belongs to it
+			break
+		}
+		n = c
+	}
+	if held == nil {
+		return Source{}, false
+	}
+	return held.src, true
 }

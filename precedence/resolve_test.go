@@ -160,7 +160,9 @@ func TestResolveSameLevel(t *testing.T) {
 }
 
 // TestResolveSameLevelThree checks the total order with three policies at level 5, written out
-// in full: c (oldest), then a and b (same age, by name).
+// in full: c (oldest), then a and b (same age, by name). Each loser's Superseded names the one
+// that holds k at the end, not the one that replaced it first (c's default lost to a's, then a's
+// to b's; b's override lost to a's, then a's to c's).
 func TestResolveSameLevelThree(t *testing.T) {
 	a, b, c := gatewayGC("a", minute(1)), gatewayGC("b", minute(1)), gatewayGC("c", minute(0))
 	srcA := func(s Stanza) Source { return srcOf(a.Ref, s, LevelGateway) }
@@ -180,7 +182,7 @@ func TestResolveSameLevelThree(t *testing.T) {
 			Outcomes: []Outcome{
 				{Ref: a.Ref, Level: LevelGateway, State: StateOverridden, Superseded: []Superseded{{Path: Path{"k"}, Stanza: StanzaDefault, By: srcB(StanzaDefault)}}},
 				{Ref: b.Ref, Level: LevelGateway, State: StateEnforced},
-				{Ref: c.Ref, Level: LevelGateway, State: StateOverridden, Superseded: []Superseded{{Path: Path{"k"}, Stanza: StanzaDefault, By: srcA(StanzaDefault)}}},
+				{Ref: c.Ref, Level: LevelGateway, State: StateOverridden, Superseded: []Superseded{{Path: Path{"k"}, Stanza: StanzaDefault, By: srcB(StanzaDefault)}}},
 			},
 		})
 	})
@@ -196,7 +198,7 @@ func TestResolveSameLevelThree(t *testing.T) {
 			Chain: []Ref{bpRef, c.Ref, a.Ref, b.Ref},
 			Outcomes: []Outcome{
 				{Ref: a.Ref, Level: LevelGateway, State: StateOverridden, Superseded: []Superseded{{Path: Path{"k"}, Stanza: StanzaOverride, By: srcC(StanzaOverride)}}},
-				{Ref: b.Ref, Level: LevelGateway, State: StateOverridden, Superseded: []Superseded{{Path: Path{"k"}, Stanza: StanzaOverride, By: srcA(StanzaOverride)}}},
+				{Ref: b.Ref, Level: LevelGateway, State: StateOverridden, Superseded: []Superseded{{Path: Path{"k"}, Stanza: StanzaOverride, By: srcC(StanzaOverride)}}},
 				{Ref: c.Ref, Level: LevelGateway, State: StateEnforced},
 			},
 		})
@@ -389,6 +391,7 @@ func TestResolve(t *testing.T) {
 		},
 		{
 			// proxy.tls goes scalar → map → (with its parent) scalar: nothing of it is forgotten.
+			// global's proxy.tls was first replaced by tlsPol's map, but web's proxy holds it now.
 			name: "a replaced map keeps the history of the maps inside it",
 			in: gatewayInput(Blueprint{},
 				withDefault(global, vals{"proxy": vals{"tls": "off"}}),
@@ -403,9 +406,82 @@ func TestResolve(t *testing.T) {
 				Chain: []Ref{bpRef, global.Ref, tlsPol.Ref, web.Ref},
 				Outcomes: []Outcome{
 					{Ref: global.Ref, Level: 1, State: StateOverridden,
-						Superseded: []Superseded{{Path: Path{"proxy", "tls"}, Stanza: d, By: src(tlsPol.Ref, d, 4)}}},
+						Superseded: []Superseded{{Path: Path{"proxy", "tls"}, Stanza: d, By: src(web.Ref, d, 5)}}},
 					{Ref: tlsPol.Ref, Level: 4, State: StateOverridden,
 						Superseded: []Superseded{{Path: Path{"proxy", "tls", "mode"}, Stanza: d, By: src(web.Ref, d, 5)}}},
+					{Ref: web.Ref, Level: 5, State: StateEnforced},
+				},
+			},
+		},
+		{
+			// Why Superseded names the final holder: global's replicas was replaced first by
+			// nsBase's, which then lost to web's; "superseded by nsBase" would name a loser.
+			name: "superseded names who holds the path at the end, not who replaced it first",
+			in: gatewayInput(Blueprint{},
+				withDefault(global, vals{"replicas": 1}),
+				withDefault(nsBase, vals{"replicas": 2}),
+				withDefault(web, vals{"replicas": 3})),
+			want: Result{
+				Values: vals{"replicas": 3},
+				Leaves: []Leaf{{Path: Path{"replicas"}, Value: 3, Source: src(web.Ref, d, 5), Shadowed: []Shadow{
+					{Path: Path{"replicas"}, Value: 2, Source: src(nsBase.Ref, d, 4)},
+					{Path: Path{"replicas"}, Value: 1, Source: src(global.Ref, d, 1)},
+				}}},
+				Chain: []Ref{bpRef, global.Ref, nsBase.Ref, web.Ref},
+				Outcomes: []Outcome{
+					{Ref: global.Ref, Level: 1, State: StateOverridden,
+						Superseded: []Superseded{{Path: Path{"replicas"}, Stanza: d, By: src(web.Ref, d, 5)}}},
+					{Ref: nsBase.Ref, Level: 4, State: StateOverridden,
+						Superseded: []Superseded{{Path: Path{"replicas"}, Stanza: d, By: src(web.Ref, d, 5)}}},
+					{Ref: web.Ref, Level: 5, State: StateEnforced},
+				},
+			},
+		},
+		{
+			// global's tls.mode went with its map when nsBase set tls to a scalar; web then made tls
+			// a map again, without mode. No leaf is at or above tls.mode, and the map in effect
+			// there is web's, so web is named, not nsBase, whose scalar is gone.
+			name: "superseded under a map rebuilt since names the map's source",
+			in: gatewayInput(Blueprint{},
+				withDefault(global, vals{"tls": vals{"mode": "Terminate"}}),
+				withDefault(nsBase, vals{"tls": "off"}),
+				withDefault(web, vals{"tls": vals{"port": 443}})),
+			want: Result{
+				Values: vals{"tls": vals{"port": 443}},
+				Leaves: []Leaf{{Path: Path{"tls", "port"}, Value: 443, Source: src(web.Ref, d, 5), Shadowed: []Shadow{
+					{Path: Path{"tls"}, Value: "off", Source: src(nsBase.Ref, d, 4)},
+					{Path: Path{"tls", "mode"}, Value: "Terminate", Source: src(global.Ref, d, 1)},
+				}}},
+				Chain: []Ref{bpRef, global.Ref, nsBase.Ref, web.Ref},
+				Outcomes: []Outcome{
+					{Ref: global.Ref, Level: 1, State: StateOverridden,
+						Superseded: []Superseded{{Path: Path{"tls", "mode"}, Stanza: d, By: src(web.Ref, d, 5)}}},
+					{Ref: nsBase.Ref, Level: 4, State: StateOverridden,
+						Superseded: []Superseded{{Path: Path{"tls"}, Stanza: d, By: src(web.Ref, d, 5)}}},
+					{Ref: web.Ref, Level: 5, State: StateEnforced},
+				},
+			},
+		},
+		{
+			// Sorted as Leaves are, key by key: a.b before a-b, though "a-b" < "a.b" as text.
+			name: "superseded paths are sorted as leaves are",
+			in: gatewayInput(Blueprint{},
+				withDefault(global, vals{"a-b": 1, "a": vals{"b": 1}}),
+				withDefault(web, vals{"a-b": 2, "a": vals{"b": 2}})),
+			want: Result{
+				Values: vals{"a-b": 2, "a": vals{"b": 2}},
+				Leaves: []Leaf{
+					{Path: Path{"a", "b"}, Value: 2, Source: src(web.Ref, d, 5),
+						Shadowed: []Shadow{{Path: Path{"a", "b"}, Value: 1, Source: src(global.Ref, d, 1)}}},
+					{Path: Path{"a-b"}, Value: 2, Source: src(web.Ref, d, 5),
+						Shadowed: []Shadow{{Path: Path{"a-b"}, Value: 1, Source: src(global.Ref, d, 1)}}},
+				},
+				Chain: []Ref{bpRef, global.Ref, web.Ref},
+				Outcomes: []Outcome{
+					{Ref: global.Ref, Level: 1, State: StateOverridden, Superseded: []Superseded{
+						{Path: Path{"a", "b"}, Stanza: d, By: src(web.Ref, d, 5)},
+						{Path: Path{"a-b"}, Stanza: d, By: src(web.Ref, d, 5)},
+					}},
 					{Ref: web.Ref, Level: 5, State: StateEnforced},
 				},
 			},
@@ -507,7 +583,9 @@ func TestResolve(t *testing.T) {
 			},
 		},
 		{
-			// sizing's override sets tls.port, which does not reach its default's tls.mode.
+			// sizing's override sets tls.port, which does not reach its default's tls.mode. web's
+			// scalar removed tls.mode; sizing's own override now holds tls, but a policy is never
+			// superseded by itself, so web stays named.
 			name: "a policy with both stanzas: an override elsewhere in the map does not excuse its default's loss",
 			in: gatewayInput(Blueprint{},
 				withOverride(withDefault(sizing, vals{"tls": vals{"mode": "Terminate"}}), vals{"tls": vals{"port": 443}}),
@@ -515,6 +593,28 @@ func TestResolve(t *testing.T) {
 			want: Result{
 				Values: vals{"tls": vals{"port": 443}},
 				Leaves: []Leaf{{Path: Path{"tls", "port"}, Value: 443, Source: src(sizing.Ref, o, 3), Shadowed: []Shadow{
+					{Path: Path{"tls"}, Value: "off", Source: src(web.Ref, d, 5)},
+					{Path: Path{"tls", "mode"}, Value: "Terminate", Source: src(sizing.Ref, d, 3)},
+				}}},
+				Chain: []Ref{bpRef, sizing.Ref, web.Ref},
+				Outcomes: []Outcome{
+					{Ref: sizing.Ref, Level: 3, State: StatePartiallyEnforced,
+						Superseded: []Superseded{{Path: Path{"tls", "mode"}, Stanza: d, By: src(web.Ref, d, 5)}}},
+					{Ref: web.Ref, Level: 5, State: StateOverridden,
+						Superseded: []Superseded{{Path: Path{"tls"}, Stanza: d, By: src(sizing.Ref, o, 3)}}},
+				},
+			},
+		},
+		{
+			// Found while moving Superseded.By to the final holder: the nearest thing in effect
+			// above tls.mode is sizing's own (empty) map, so web, which removed it, stays named.
+			name: "a policy with both stanzas: its override's empty map does not excuse its default's loss",
+			in: gatewayInput(Blueprint{},
+				withOverride(withDefault(sizing, vals{"tls": vals{"mode": "Terminate"}}), vals{"tls": vals{}}),
+				withDefault(web, vals{"tls": "off"})),
+			want: Result{
+				Values: vals{"tls": vals{}},
+				Leaves: []Leaf{{Path: Path{"tls"}, Value: vals{}, Source: src(sizing.Ref, o, 3), Shadowed: []Shadow{
 					{Path: Path{"tls"}, Value: "off", Source: src(web.Ref, d, 5)},
 					{Path: Path{"tls", "mode"}, Value: "Terminate", Source: src(sizing.Ref, d, 3)},
 				}}},
@@ -567,8 +667,8 @@ func TestResolve(t *testing.T) {
 				Outcomes: []Outcome{
 					{Ref: limits.Ref, Level: 1, State: StateEnforced},
 					{Ref: sizing.Ref, Level: 3, State: StatePartiallyEnforced, Superseded: []Superseded{
-						{Path: Path{"replicas"}, Stanza: d, By: src(web.Ref, d, 5)},
 						{Path: Path{"cpu"}, Stanza: o, By: src(limits.Ref, o, 1)},
+						{Path: Path{"replicas"}, Stanza: d, By: src(web.Ref, d, 5)},
 					}},
 					{Ref: web.Ref, Level: 5, State: StateEnforced},
 				},
@@ -606,7 +706,7 @@ func TestResolve(t *testing.T) {
 				},
 				Chain: []Ref{bpRef, global.Ref, cliRef},
 				Outcomes: []Outcome{{Ref: global.Ref, Level: 1, State: StateOverridden,
-					Superseded: []Superseded{{Path: Path{"a"}, Stanza: o, By: src(bpRef, o, 0)}}}},
+					Superseded: []Superseded{{Path: Path{"a"}, Stanza: o, By: src(cliRef, o, LevelCommandLine)}}}},
 			},
 		},
 		{
@@ -631,9 +731,9 @@ func TestResolve(t *testing.T) {
 				Chain: []Ref{bpRef, nsPol.Ref, web.Ref, rNS.Ref, rShop.Ref},
 				Outcomes: []Outcome{
 					{Ref: nsPol.Ref, Level: 4, State: StatePartiallyEnforced,
-						Superseded: []Superseded{{Path: Path{"a"}, Stanza: d, By: src(web.Ref, d, 5)}}},
+						Superseded: []Superseded{{Path: Path{"a"}, Stanza: d, By: src(rShop.Ref, d, 7)}}},
 					{Ref: web.Ref, Level: 5, State: StateOverridden,
-						Superseded: []Superseded{{Path: Path{"a"}, Stanza: d, By: src(rNS.Ref, d, 6)}}},
+						Superseded: []Superseded{{Path: Path{"a"}, Stanza: d, By: src(rShop.Ref, d, 7)}}},
 					{Ref: rNS.Ref, Level: 6, State: StatePartiallyEnforced,
 						Superseded: []Superseded{{Path: Path{"a"}, Stanza: d, By: src(rShop.Ref, d, 7)}}},
 					{Ref: rShop.Ref, Level: 7, State: StateEnforced},

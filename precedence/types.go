@@ -233,9 +233,16 @@ const (
 
 // Superseded is a path a policy set whose value another object replaced or removed.
 type Superseded struct {
-	Path   Path   `json:"path"`
+	Path Path `json:"path"`
+	// Stanza is the half of the policy whose value was lost.
 	Stanza Stanza `json:"stanza"`
-	By     Source `json:"by"`
+	// By is the source in effect at Path in the final result, not whichever value first
+	// replaced the policy's (which may itself have lost since): the one whose value or removal
+	// is at Path or, when Path is not there, at its nearest ancestor that is — a map counting
+	// as the value of whoever created it. When that is the policy's own override (it rebuilt an
+	// ancestor as a map without Path), By stays the source that replaced the value: a policy
+	// never supersedes itself.
+	By Source `json:"by"`
 }
 
 // Outcome says what became of one input policy.
@@ -244,7 +251,9 @@ type Outcome struct {
 	Level Level `json:"level"`
 	State State `json:"state"`
 	// Reason says why a policy does not apply.
-	Reason     string       `json:"reason,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// Superseded has one entry per path and stanza the policy lost, sorted by path (as Leaves
+	// are) then stanza.
 	Superseded []Superseded `json:"superseded,omitempty"`
 }
 

@@ -105,16 +105,24 @@ func (o *renderOptions) run(args []string, stdin io.Reader, stdout, stderr io.Wr
 		res, err := desired.Gateway(in)
 		if err != nil {
 			failed = true
-			fmt.Fprintf(stderr, "Error: Gateway %s/%s: %v\n", gw.Namespace, gw.Name, err)
+			reportError(stderr, gw, err)
+		} else {
+			for _, r := range res.Routes {
+				if r.Err != nil {
+					failed = true
+					reportError(stderr, gw, r.Err)
+				}
+			}
 		}
 		results = append(results, rendered{gw: gw, in: in, res: res, err: err})
 	}
 
 	switch {
 	case o.explain || o.showValues:
+		// Values are shown for a Gateway whose render failed too: that is when they help most.
 		for _, r := range results {
-			if r.err == nil {
-				o.printValues(stdout, r)
+			if r.res != nil && r.res.Values != nil {
+				o.printValues(stdout, set, r)
 			}
 		}
 	case o.outputDir != "":
@@ -134,6 +142,14 @@ func (o *renderOptions) run(args []string, stdin io.Reader, stdout, stderr io.Wr
 		return errReported
 	}
 	return nil
+}
+
+// reportError prints an error with the Gateway on every line, so that errors of several
+// templates or Gateways stay attributable.
+func reportError(w io.Writer, gw *gwv1.Gateway, err error) {
+	for _, line := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintf(w, "Error: Gateway %s/%s: %s\n", gw.Namespace, gw.Name, line)
+	}
 }
 
 // commandLine builds the --values/--set layer with Helm's own parsing.
@@ -197,10 +213,15 @@ func (o *renderOptions) printObjects(w io.Writer, results []rendered) error {
 		_, err = fmt.Fprintf(w, "%s\n", b)
 		return err
 	}
+	first := true
 	for _, r := range results {
 		if r.err != nil {
 			continue
 		}
+		if !first {
+			fmt.Fprintln(w, "---") // the next Gateway's header is not part of the last object
+		}
+		first = false
 		fmt.Fprintf(w, "# Gateway %s/%s (class %s, blueprint %s)\n", r.gw.Namespace, r.gw.Name, r.gw.Spec.GatewayClassName, r.in.Blueprint.Name)
 		for _, p := range r.res.Pending {
 			fmt.Fprintf(w, "# Pending: %s\n", p)
@@ -268,12 +289,12 @@ func (o *renderOptions) writeDir(stdout io.Writer, r rendered) error {
 }
 
 // printValues prints --show-values and --explain for one Gateway and its routes.
-func (o *renderOptions) printValues(w io.Writer, r rendered) {
+func (o *renderOptions) printValues(w io.Writer, set *manifests.Set, r rendered) {
 	title := fmt.Sprintf("Gateway %s/%s (class %s, blueprint %s)", r.gw.Namespace, r.gw.Name, r.gw.Spec.GatewayClassName, r.in.Blueprint.Name)
-	o.printValueSet(w, title, r.res.Values)
+	o.printValueSet(w, title, set.ExplainTargets(r.res.Values))
 	for _, route := range r.res.Routes {
 		if route.Values != nil {
-			o.printValueSet(w, fmt.Sprintf("HTTPRoute %s on %s", route.NamespacedName, types.NamespacedName{Namespace: r.gw.Namespace, Name: r.gw.Name}), route.Values)
+			o.printValueSet(w, fmt.Sprintf("HTTPRoute %s on %s", route.NamespacedName, types.NamespacedName{Namespace: r.gw.Namespace, Name: r.gw.Name}), set.ExplainTargets(route.Values))
 		}
 	}
 }

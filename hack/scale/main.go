@@ -1,0 +1,609 @@
+// Command scale measures Gantry on a real kube-apiserver and etcd: first convergence, a
+// steady-state resync, fan-out after policy edits, and offline render, for N Gateways. It is
+// what `make bench` runs; docs/performance.md explains the method and holds the results.
+//
+// Each N runs in a child process of its own (fresh API server, fresh heap), so memory and CPU
+// figures belong to that N alone.
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	"sigs.k8s.io/yaml"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/controllers"
+	"gantry.dev/gantry/desired"
+	"gantry.dev/gantry/internal/cli"
+	"gantry.dev/gantry/internal/testenv"
+	"gantry.dev/gantry/manifests"
+)
+
+const (
+	namespaces   = 20
+	controllerNS = "gantry-system"
+	className    = "bench"
+)
+
+// Result is one N's figures; the JSON file holds a list of them.
+type Result struct {
+	Gateways int `json:"gateways"`
+	Policies int `json:"policies"`
+	Objects  int `json:"objectsRendered"`
+
+	ConvergeSeconds  float64        `json:"convergeSeconds"`
+	ConvergeWrites   map[string]int `json:"convergeWritesByVerbAndResource"`
+	Writes           int            `json:"convergeWrites"`
+	WritesNoEvents   int            `json:"convergeWritesWithoutEvents"`
+	Reads            int            `json:"convergeReads"`
+	WriteBudget      int            `json:"writeBudget"`
+	CPUSeconds       float64        `json:"controllerCPUSeconds"`
+	PeakHeapMiB      float64        `json:"peakHeapMiB"`
+	PeakRSSMiB       float64        `json:"peakRSSMiB"`
+	ResyncWrites     map[string]int `json:"resyncWrites"`
+	ResyncReconciles int            `json:"resyncReconciles"`
+
+	GlobalEditSeconds    float64        `json:"globalEditSeconds"`
+	GlobalEditWrites     map[string]int `json:"globalEditWrites"`
+	TenantEditSeconds    float64        `json:"tenantEditSeconds"`
+	TenantEditReconciles int            `json:"tenantEditGatewayReconciles"`
+	TenantEditWrites     map[string]int `json:"tenantEditWrites"`
+
+	OfflineSeconds         float64 `json:"offlineRenderSeconds"`
+	OfflineMedianMicros    float64 `json:"offlineRenderMedianMicrosPerGateway"`
+	LoadAverageAtStart     string  `json:"loadAverageAtStart"`
+	LoadAverageAtEnd       string  `json:"loadAverageAtEnd"`
+	GatewayReconcilesTotal int     `json:"gatewayReconcilesTotal"`
+}
+
+func main() {
+	child := flag.Int("n", 0, "measure N Gateways in this process (internal; the parent runs one child per N)")
+	sizes := flag.String("sizes", "100,1000,2000", "comma-separated Gateway counts")
+	out := flag.String("json", "bin/performance.json", "where to write the results")
+	baseline := flag.String("baseline", "docs/performance.json", "results to compare with; a regression over 20% is reported")
+	flag.Parse()
+	if *child > 0 {
+		res, err := measure(*child)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "scale:", err)
+			os.Exit(1)
+		}
+		json.NewEncoder(os.Stdout).Encode(res)
+		return
+	}
+	var results []Result
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "scale: bad size", s)
+			os.Exit(2)
+		}
+		fmt.Fprintf(os.Stderr, "measuring %d Gateways ...\n", n)
+		cmd := exec.Command(os.Args[0], "-n", strconv.Itoa(n))
+		cmd.Stderr = os.Stderr
+		b, err := cmd.Output()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "scale: N=%d: %v\n", n, err)
+			os.Exit(1)
+		}
+		var r Result
+		if err := json.Unmarshal(b, &r); err != nil {
+			fmt.Fprintf(os.Stderr, "scale: N=%d: %v\n", n, err)
+			os.Exit(1)
+		}
+		results = append(results, r)
+	}
+	printTable(os.Stdout, results)
+	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err == nil {
+		b, _ := json.MarshalIndent(results, "", "  ")
+		os.WriteFile(*out, append(b, '\n'), 0o644)
+		fmt.Printf("\nwrote %s\n", *out)
+	}
+	compare(os.Stdout, results, *baseline)
+}
+
+func measure(n int) (*Result, error) {
+	ctx := context.Background()
+	res := &Result{Gateways: n, LoadAverageAtStart: loadavg()}
+	env, cfg, err := testenv.Start()
+	if err != nil {
+		return nil, err
+	}
+	defer env.Stop()
+	// The harness's own client is not counted; the controller's goes through the counter.
+	harness, err := client.New(rest.CopyConfig(cfg), client.Options{Scheme: controllers.NewScheme()})
+	if err != nil {
+		return nil, err
+	}
+	objs, err := scenario(n)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range objs {
+		if err := harness.Create(ctx, o); err != nil {
+			return nil, fmt.Errorf("create %T %s: %w", o, o.GetName(), err)
+		}
+		switch o.(type) {
+		case *v1alpha1.GatewayClassConfig, *v1alpha1.GatewayConfig:
+			res.Policies++
+		}
+	}
+	res.Objects = 4 * n
+	res.WriteBudget = int(math.Floor(1.05 * float64(res.Objects+n+res.Policies)))
+
+	// Offline first, on the same objects, before the controller runs.
+	if err := offline(objs, res); err != nil {
+		return nil, err
+	}
+
+	cnt := &counter{}
+	ccfg := rest.CopyConfig(cfg)
+	ccfg.QPS, ccfg.Burst = 500, 1000 // client-go's default of 5 QPS would measure the throttle
+	ccfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return cnt.wrap(rt) }
+	peak := watchMemory()
+	cpu0 := cpuSeconds()
+	stop, err := startController(ccfg)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	if err := waitProgrammed(ctx, harness, n); err != nil {
+		return nil, err
+	}
+	res.ConvergeSeconds = time.Since(start).Seconds()
+	quiet(cnt)
+	res.ConvergeWrites = writesOnly(cnt.snapshot())
+	res.Writes, res.WritesNoEvents, res.Reads = split(cnt.snapshot())
+	res.CPUSeconds = cpuSeconds() - cpu0
+	res.PeakHeapMiB = peak() / (1 << 20)
+	res.PeakRSSMiB = maxRSSMiB()
+
+	// Steady state: a restart makes the controller list everything and reconcile every
+	// Gateway again, with nothing changed.
+	stop()
+	before, rec0 := cnt.snapshot(), reconciles()
+	if stop, err = startController(ccfg); err != nil {
+		return nil, err
+	}
+	waitReconciles(rec0 + n)
+	quiet(cnt)
+	res.ResyncWrites = writesOnly(since(cnt.snapshot(), before))
+	res.ResyncReconciles = reconciles() - rec0
+
+	// Fan-out: the global policy changes replicas for every Gateway.
+	before = cnt.snapshot()
+	start = time.Now()
+	if err := patchPolicy(ctx, harness, &v1alpha1.GatewayClassConfig{}, controllerNS, "global", `{"spec":{"default":{"replicas":3,"podDisruptionBudget":{"enabled":true}}}}`); err != nil {
+		return nil, err
+	}
+	if err := waitReplicas(ctx, harness, n, 3, ""); err != nil {
+		return nil, err
+	}
+	res.GlobalEditSeconds = time.Since(start).Seconds()
+	quiet(cnt)
+	res.GlobalEditWrites = writesOnly(since(cnt.snapshot(), before))
+
+	// One tenant's GatewayConfig: one Gateway changes.
+	before, rec0 = cnt.snapshot(), reconciles()
+	start = time.Now()
+	if err := patchPolicy(ctx, harness, &v1alpha1.GatewayConfig{}, nsName(0), "gw-00000", `{"spec":{"default":{"replicas":7}}}`); err != nil {
+		return nil, err
+	}
+	if err := waitReplicas(ctx, harness, 1, 7, nsName(0)+"/gw-00000"); err != nil {
+		return nil, err
+	}
+	res.TenantEditSeconds = time.Since(start).Seconds()
+	quiet(cnt)
+	res.TenantEditWrites = writesOnly(since(cnt.snapshot(), before))
+	res.TenantEditReconciles = reconciles() - rec0
+	res.GatewayReconcilesTotal = reconciles()
+	stop()
+	res.LoadAverageAtEnd = loadavg()
+	return res, nil
+}
+
+func nsName(i int) string { return fmt.Sprintf("bench-%02d", i) }
+
+// scenario builds the objects: 20 namespaces, the proxy blueprint (4 objects per Gateway with
+// the PDB on), policies at all six levels, N Gateways spread over the namespaces.
+func scenario(n int) ([]client.Object, error) {
+	set, err := manifests.Load([]string{filepath.Join(testenv.Root(), "blueprints", "proxy", "blueprint.yaml")}, nil)
+	if err != nil {
+		return nil, err
+	}
+	bp := set.Blueprints["proxy"]
+	objs := []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: controllerNS}}, bp,
+		&gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: className}, Spec: gwv1.GatewayClassSpec{
+			ControllerName: v1alpha1.ControllerName,
+			ParametersRef:  &gwv1.ParametersReference{Group: v1alpha1.GroupName, Kind: "GatewayClassBlueprint", Name: bp.Name},
+		}},
+		gcc(controllerNS, "global", "GatewayClass", className, `{"replicas":2,"podDisruptionBudget":{"enabled":true}}`, `{"service":{"annotations":{"example.com/owner":"platform"}}}`),
+	}
+	for i := 0; i < namespaces; i++ {
+		ns := nsName(i)
+		objs = append(objs, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+			gcc(ns, "tenant", "Namespace", ns, `{"resources":{"limits":{"memory":"256Mi"}}}`, ""),
+			gcc(ns, "class", "GatewayClass", className, `{"service":{"type":"ClusterIP"}}`, ""),
+			gc(ns, "namespace", "Namespace", ns, `{"resources":{"requests":{"cpu":"200m"}}}`))
+	}
+	for i := 0; i < n; i++ {
+		ns, name := nsName(i%namespaces), fmt.Sprintf("gw-%05d", i/namespaces)
+		objs = append(objs, &gwv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: gwv1.GatewaySpec{
+			GatewayClassName: className,
+			Listeners:        []gwv1.Listener{{Name: "http", Port: 80, Protocol: gwv1.HTTPProtocolType}},
+		}})
+		if i%10 == 0 {
+			objs = append(objs, gc(ns, name, "Gateway", name, `{"replicas":4}`))
+		}
+	}
+	return objs, nil
+}
+
+func raw(s string) *apiextensionsv1.JSON {
+	if s == "" {
+		return nil
+	}
+	return &apiextensionsv1.JSON{Raw: []byte(s)}
+}
+
+func gcc(ns, name, kind, target, def, over string) *v1alpha1.GatewayClassConfig {
+	group := gwv1.Group(gwv1.GroupName)
+	if kind == "Namespace" {
+		group = ""
+	}
+	return &v1alpha1.GatewayClassConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: v1alpha1.GatewayClassConfigSpec{
+		TargetRef:    v1alpha1.PolicyTargetReference{Group: group, Kind: gwv1.Kind(kind), Name: gwv1.ObjectName(target)},
+		PolicyValues: v1alpha1.PolicyValues{Default: raw(def), Override: raw(over)},
+	}}
+}
+
+func gc(ns, name, kind, target, def string) *v1alpha1.GatewayConfig {
+	group := gwv1.Group(gwv1.GroupName)
+	if kind == "Namespace" {
+		group = ""
+	}
+	return &v1alpha1.GatewayConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: v1alpha1.GatewayConfigSpec{
+		TargetRef:    v1alpha1.PolicyTargetReference{Group: group, Kind: gwv1.Kind(kind), Name: gwv1.ObjectName(target)},
+		PolicyValues: v1alpha1.PolicyValues{Default: raw(def)},
+	}}
+}
+
+func startController(cfg *rest.Config) (func(), error) {
+	mgr, err := controllers.NewManager(cfg, controllers.ManagerOptions{MetricsAddress: "0", Restartable: true})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := controllers.Setup(ctx, mgr, controllers.Options{ControllerNamespace: controllerNS}); err != nil {
+		cancel()
+		return nil, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	return func() { cancel(); <-done }, nil
+}
+
+func waitProgrammed(ctx context.Context, c client.Client, n int) error {
+	deadline := time.Now().Add(15 * time.Minute)
+	for time.Now().Before(deadline) {
+		l := &gwv1.GatewayList{}
+		if err := c.List(ctx, l); err != nil {
+			return err
+		}
+		done := 0
+		for _, gw := range l.Items {
+			if c := meta.FindStatusCondition(gw.Status.Conditions, "Programmed"); c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == gw.Generation {
+				done++
+			}
+		}
+		if done == n {
+			return nil
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return fmt.Errorf("Gateways not Programmed after 15 minutes")
+}
+
+func waitReplicas(ctx context.Context, c client.Client, n int, replicas int32, only string) error {
+	deadline := time.Now().Add(15 * time.Minute)
+	for time.Now().Before(deadline) {
+		l := &appsv1.DeploymentList{}
+		if err := c.List(ctx, l); err != nil {
+			return err
+		}
+		done := 0
+		for _, d := range l.Items {
+			if only != "" && d.Namespace+"/"+d.Name != only {
+				continue
+			}
+			// Every tenth Gateway keeps its own GatewayConfig default (4): more specific.
+			if d.Spec.Replicas != nil && (*d.Spec.Replicas == replicas || only == "" && *d.Spec.Replicas == 4) {
+				done++
+			}
+		}
+		if done >= n {
+			return nil
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return fmt.Errorf("Deployments did not reach %d replicas", replicas)
+}
+
+func patchPolicy(ctx context.Context, c client.Client, obj client.Object, ns, name, patch string) error {
+	obj.SetNamespace(ns)
+	obj.SetName(name)
+	return c.Patch(ctx, obj, client.RawPatch("application/merge-patch+json", []byte(patch)))
+}
+
+// quiet waits until the controller made no request for two seconds.
+func quiet(c *counter) {
+	last, since := c.snapshot(), time.Now()
+	for time.Since(since) < 2*time.Second {
+		time.Sleep(250 * time.Millisecond)
+		now := c.snapshot()
+		w1, _, _ := split(now)
+		w0, _, _ := split(last)
+		if w1 != w0 {
+			last, since = now, time.Now()
+		}
+	}
+}
+
+func writesOnly(m map[string]int) map[string]int {
+	out := map[string]int{}
+	for k, v := range m {
+		verb, _, _ := strings.Cut(k, " ")
+		if writeVerbs[verb] {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// reconciles reads how many Gateway reconciles finished, from the controller's own metric.
+func reconciles() int {
+	families, err := crmetrics.Registry.Gather()
+	if err != nil {
+		return 0
+	}
+	for _, f := range families {
+		if f.GetName() != "gantry_reconcile_duration_seconds" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "controller" && l.GetValue() == "gateway" {
+					return int(m.GetHistogram().GetSampleCount())
+				}
+			}
+		}
+	}
+	return 0
+}
+
+func waitReconciles(n int) {
+	deadline := time.Now().Add(15 * time.Minute)
+	for reconciles() < n && time.Now().Before(deadline) {
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// offline renders all Gateways from files, as `gantry render DIR` would, and times each one.
+func offline(objs []client.Object, res *Result) error {
+	dir, err := os.MkdirTemp("", "gantry-scale")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	var buf bytes.Buffer
+	scheme := controllers.NewScheme()
+	for _, o := range objs {
+		gvks, _, err := scheme.ObjectKinds(o)
+		if err != nil {
+			return err
+		}
+		o.GetObjectKind().SetGroupVersionKind(gvks[0])
+		b, err := yaml.Marshal(o)
+		if err != nil {
+			return err
+		}
+		buf.WriteString("---\n")
+		buf.Write(b)
+	}
+	file := filepath.Join(dir, "all.yaml")
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	start := time.Now()
+	var stdout, stderr bytes.Buffer
+	if code := cli.Run([]string{"render", file}, nil, &stdout, &stderr); code != 0 {
+		return fmt.Errorf("gantry render: exit %d: %s", code, stderr.String())
+	}
+	res.OfflineSeconds = time.Since(start).Seconds()
+
+	set, err := manifests.Load([]string{file}, nil)
+	if err != nil {
+		return err
+	}
+	var times []float64
+	for _, gw := range set.Gateways {
+		in := set.Input(gw, controllerNS)
+		t0 := time.Now()
+		if _, err := desired.Gateway(in); err != nil {
+			return err
+		}
+		times = append(times, float64(time.Since(t0).Microseconds()))
+	}
+	slices.Sort(times)
+	res.OfflineMedianMicros = times[len(times)/2]
+	return nil
+}
+
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+}
+
+func maxRSSMiB() float64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return float64(ru.Maxrss) / 1024 // KiB on Linux
+}
+
+// watchMemory samples the Go heap every 100ms; the returned func gives the peak so far.
+func watchMemory() func() float64 {
+	var mu sync.Mutex
+	peak := 0.0
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	go func() {
+		for {
+			metrics.Read(sample)
+			mu.Lock()
+			peak = max(peak, float64(sample[0].Value.Uint64()))
+			mu.Unlock()
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	return func() float64 { mu.Lock(); defer mu.Unlock(); return peak }
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:3], " ") + fmt.Sprintf(" (%d CPUs)", runtime.NumCPU())
+}
+
+func printTable(w *os.File, rs []Result) {
+	fmt.Fprintf(w, "%-34s", "")
+	for _, r := range rs {
+		fmt.Fprintf(w, "%14s", fmt.Sprintf("N=%d", r.Gateways))
+	}
+	fmt.Fprintln(w)
+	row := func(name string, f func(Result) string) {
+		fmt.Fprintf(w, "%-34s", name)
+		for _, r := range rs {
+			fmt.Fprintf(w, "%14s", f(r))
+		}
+		fmt.Fprintln(w)
+	}
+	row("policies", func(r Result) string { return strconv.Itoa(r.Policies) })
+	row("objects rendered", func(r Result) string { return strconv.Itoa(r.Objects) })
+	row("converge (s)", func(r Result) string { return fmt.Sprintf("%.1f", r.ConvergeSeconds) })
+	row("converge writes", func(r Result) string { return strconv.Itoa(r.Writes) })
+	row("  without Events", func(r Result) string { return strconv.Itoa(r.WritesNoEvents) })
+	row("  budget 1.05×(obj+gw+pol)", func(r Result) string { return strconv.Itoa(r.WriteBudget) })
+	row("converge reads", func(r Result) string { return strconv.Itoa(r.Reads) })
+	row("CPU (s)", func(r Result) string { return fmt.Sprintf("%.1f", r.CPUSeconds) })
+	row("peak heap (MiB)", func(r Result) string { return fmt.Sprintf("%.0f", r.PeakHeapMiB) })
+	row("peak RSS (MiB)", func(r Result) string { return fmt.Sprintf("%.0f", r.PeakRSSMiB) })
+	row("resync writes", func(r Result) string { return strconv.Itoa(total(r.ResyncWrites)) })
+	row("resync Gateway reconciles", func(r Result) string { return strconv.Itoa(r.ResyncReconciles) })
+	row("global edit (s)", func(r Result) string { return fmt.Sprintf("%.1f", r.GlobalEditSeconds) })
+	row("global edit writes", func(r Result) string { return strconv.Itoa(total(r.GlobalEditWrites)) })
+	row("tenant edit (s)", func(r Result) string { return fmt.Sprintf("%.2f", r.TenantEditSeconds) })
+	row("tenant edit Gateway reconciles", func(r Result) string { return strconv.Itoa(r.TenantEditReconciles) })
+	row("tenant edit writes", func(r Result) string { return strconv.Itoa(total(r.TenantEditWrites)) })
+	row("offline render all (s)", func(r Result) string { return fmt.Sprintf("%.2f", r.OfflineSeconds) })
+	row("offline median/Gateway (µs)", func(r Result) string { return fmt.Sprintf("%.0f", r.OfflineMedianMicros) })
+	row("load average at start", func(r Result) string { return strings.Fields(r.LoadAverageAtStart)[0] })
+	for _, r := range rs {
+		fmt.Fprintf(w, "\nN=%d writes by verb and resource: first convergence %s; resync %s; global edit %s; tenant edit %s\n",
+			r.Gateways, fmtCounts(r.ConvergeWrites), fmtCounts(r.ResyncWrites), fmtCounts(r.GlobalEditWrites), fmtCounts(r.TenantEditWrites))
+	}
+}
+
+func total(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+func fmtCounts(m map[string]int) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	keys := slices.Sorted(func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// compare flags figures more than 20% worse than the baseline's.
+func compare(w *os.File, rs []Result, path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(w, "no baseline at %s to compare with\n", path)
+		return
+	}
+	var base []Result
+	if err := json.Unmarshal(b, &base); err != nil {
+		fmt.Fprintf(w, "baseline %s: %v\n", path, err)
+		return
+	}
+	regressions := 0
+	for _, r := range rs {
+		i := slices.IndexFunc(base, func(b Result) bool { return b.Gateways == r.Gateways })
+		if i < 0 {
+			continue
+		}
+		b := base[i]
+		for _, m := range []struct {
+			name      string
+			now, then float64
+		}{
+			{"converge seconds", r.ConvergeSeconds, b.ConvergeSeconds},
+			{"converge writes", float64(r.Writes), float64(b.Writes)},
+			{"CPU seconds", r.CPUSeconds, b.CPUSeconds},
+			{"peak heap MiB", r.PeakHeapMiB, b.PeakHeapMiB},
+			{"global edit seconds", r.GlobalEditSeconds, b.GlobalEditSeconds},
+			{"offline median µs", r.OfflineMedianMicros, b.OfflineMedianMicros},
+		} {
+			if m.then > 0 && m.now > 1.2*m.then {
+				regressions++
+				fmt.Fprintf(w, "REGRESSION N=%d %s: %.2f, baseline %.2f (+%.0f%%)\n", r.Gateways, m.name, m.now, m.then, 100*(m.now/m.then-1))
+			}
+		}
+	}
+	fmt.Fprintf(w, "compared with %s: %s\n", path, cmp.Or(map[bool]string{true: "no regression over 20%"}[regressions == 0], fmt.Sprintf("%d regressions over 20%%", regressions)))
+}
