@@ -18,17 +18,28 @@ type board struct {
 	outcomes map[precedence.Ref]map[types.NamespacedName]precedence.Outcome
 	// byGateway remembers which policies a Gateway reported, to forget them.
 	byGateway map[types.NamespacedName][]precedence.Ref
+	// reported holds the Gateways the reconciler has decided on since the process started.
+	// Until a Gateway is in it, the board knows nothing of it — after a restart the board is
+	// empty, and "no outcome" would be wrong, not news.
+	reported map[types.NamespacedName]bool
 }
 
-// record replaces a Gateway's outcomes: those of its own chain and of its routes'.
-func (b *board) record(gw types.NamespacedName, results ...*precedence.Result) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.forgetLocked(gw)
+func (b *board) init() {
 	if b.outcomes == nil {
 		b.outcomes = map[precedence.Ref]map[types.NamespacedName]precedence.Outcome{}
 		b.byGateway = map[types.NamespacedName][]precedence.Ref{}
+		b.reported = map[types.NamespacedName]bool{}
 	}
+}
+
+// record replaces a Gateway's outcomes: those of its own chain and of its routes'. It returns
+// the policies the Gateway had outcomes for before, so that their status is looked at again.
+func (b *board) record(gw types.NamespacedName, results ...*precedence.Result) []precedence.Ref {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.init()
+	before := b.forgetLocked(gw)
+	b.reported[gw] = true
 	for _, res := range results {
 		if res == nil {
 			continue
@@ -49,6 +60,7 @@ func (b *board) record(gw types.NamespacedName, results ...*precedence.Result) {
 			b.byGateway[gw] = append(b.byGateway[gw], o.Ref)
 		}
 	}
+	return before
 }
 
 // worse orders states by how much of the policy was lost.
@@ -57,21 +69,46 @@ func worse(a, b precedence.State) bool {
 	return rank[a] > rank[b]
 }
 
-// forget drops a Gateway that is gone or no longer Gantry's.
-func (b *board) forget(gw types.NamespacedName) {
+// forget drops the outcomes of a Gateway that is no longer Gantry's, or is gone (then the
+// board forgets it was ever reported, too). It returns the policies it had outcomes for.
+func (b *board) forget(gw types.NamespacedName, gone bool) []precedence.Ref {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.forgetLocked(gw)
+	b.init()
+	if gone {
+		delete(b.reported, gw)
+	} else {
+		b.reported[gw] = true
+	}
+	return b.forgetLocked(gw)
 }
 
-func (b *board) forgetLocked(gw types.NamespacedName) {
-	for _, ref := range b.byGateway[gw] {
+// attempted marks a Gateway as reported whose desired state could not be computed: its
+// earlier outcomes, if any, stay.
+func (b *board) attempted(gw types.NamespacedName) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.init()
+	b.reported[gw] = true
+}
+
+// known reports whether the board has heard of the Gateway since the process started.
+func (b *board) known(gw types.NamespacedName) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.reported[gw]
+}
+
+func (b *board) forgetLocked(gw types.NamespacedName) []precedence.Ref {
+	refs := b.byGateway[gw]
+	for _, ref := range refs {
 		delete(b.outcomes[ref], gw)
 		if len(b.outcomes[ref]) == 0 {
 			delete(b.outcomes, ref)
 		}
 	}
 	delete(b.byGateway, gw)
+	return refs
 }
 
 // policy returns a copy of a policy's outcomes by Gateway.

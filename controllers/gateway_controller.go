@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -29,6 +30,9 @@ import (
 	"gantry.dev/gantry/desired"
 	"gantry.dev/gantry/precedence"
 )
+
+// conflictRecheck is how often a Gateway blocked by an object that is not its own looks again.
+const conflictRecheck = 10 * time.Second
 
 // Finalizer is set on a Gateway that rendered cluster-scoped objects, which no owner
 // reference can clean up.
@@ -56,7 +60,7 @@ func (r *GatewayReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	gw := &gwv1.Gateway{}
 	if err := r.Client.Get(ctx, req.NamespacedName, gw); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.board.forget(req.NamespacedName)
+			r.notifyRefs(ctx, r.board.forget(req.NamespacedName, true))
 			// Owner references let the garbage collector remove namespaced objects; remove
 			// them here too, so that nothing lingers where no collector runs.
 			return ctrl.Result{}, r.removeAll(ctx, req.NamespacedName, nil)
@@ -68,7 +72,7 @@ func (r *GatewayReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		return ctrl.Result{}, err
 	}
 	if !g.ours || !gw.DeletionTimestamp.IsZero() {
-		r.board.forget(req.NamespacedName)
+		r.notifyRefs(ctx, r.board.forget(req.NamespacedName, false))
 		if err := r.removeAll(ctx, req.NamespacedName, g.owned); err != nil {
 			return ctrl.Result{}, err
 		}
@@ -76,6 +80,7 @@ func (r *GatewayReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	}
 	res, err := desired.Gateway(g.in)
 	if err != nil {
+		r.board.attempted(req.NamespacedName)
 		r.notifyPolicies(ctx, g.in)
 		return ctrl.Result{}, r.failed(ctx, gw, err)
 	}
@@ -83,7 +88,8 @@ func (r *GatewayReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	for _, rt := range res.Routes {
 		results = append(results, rt.Values)
 	}
-	r.board.record(req.NamespacedName, results...)
+	// The policies the Gateway had outcomes for, too: one it no longer reaches must drop it.
+	r.notifyRefs(ctx, r.board.record(req.NamespacedName, results...))
 	r.notifyPolicies(ctx, g.in)
 	objs, clusterScoped, err := r.toApply(gw, g.in.Routes, res.Objects)
 	if err != nil {
@@ -108,7 +114,8 @@ func (r *GatewayReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if err != nil {
 		var c conflicts
 		if errors.As(err, &c) {
-			return ctrl.Result{}, r.writeStatus(ctx, gw, res, statusError{reason: ReasonObjectExists, err: err})
+			// The object in the way is not Gantry's, so no watch reports when it goes: look again.
+			return ctrl.Result{RequeueAfter: conflictRecheck}, r.writeStatus(ctx, gw, res, statusError{reason: ReasonObjectExists, err: err})
 		}
 		if serr := r.writeStatus(ctx, gw, res, statusError{reason: ReasonApplyFailed, err: err}); serr != nil {
 			log.FromContext(ctx).Error(serr, "write status after a failed apply")
@@ -196,19 +203,22 @@ func (r *GatewayReconciler) recordKinds(ctx context.Context, bp *v1alpha1.Gatewa
 	for _, k := range bp.Status.RenderedKinds {
 		known[k] = true
 	}
-	var added []schema.GroupVersionKind
+	var rendered, added []schema.GroupVersionKind
 	for _, o := range objs {
 		gvk := o.GroupVersionKind()
+		rendered = append(rendered, gvk)
 		k := v1alpha1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}
 		if !known[k] {
 			known[k] = true
 			added = append(added, gvk)
 		}
 	}
+	// Every rendered kind, not only the new ones: a recorded kind that was not served when
+	// the process started is watched once it is rendered again.
+	if err := r.tracker.watch(ctx, rendered...); err != nil {
+		return err
+	}
 	if len(added) > 0 {
-		if err := r.tracker.watch(added...); err != nil {
-			return err
-		}
 		kinds := slices.SortedFunc(maps.Keys(known), func(a, b v1alpha1.GroupVersionKind) int {
 			return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Version, b.Version))
 		})
@@ -224,20 +234,33 @@ func (r *GatewayReconciler) recordKinds(ctx context.Context, bp *v1alpha1.Gatewa
 // notifyPolicies asks the policy status controllers to look again at the policies this
 // Gateway gathered.
 func (r *GatewayReconciler) notifyPolicies(ctx context.Context, in *desired.Input) {
+	for _, p := range in.GatewayClassConfigs {
+		r.notify(ctx, p)
+	}
+	for _, p := range in.GatewayConfigs {
+		r.notify(ctx, p)
+	}
+}
+
+// notifyRefs does the same for policies known by reference only (those the board forgot).
+func (r *GatewayReconciler) notifyRefs(ctx context.Context, refs []precedence.Ref) {
+	for _, ref := range refs {
+		om := metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name}
+		if ref.Kind == precedence.KindGatewayClassConfig {
+			r.notify(ctx, &v1alpha1.GatewayClassConfig{ObjectMeta: om})
+		} else {
+			r.notify(ctx, &v1alpha1.GatewayConfig{ObjectMeta: om})
+		}
+	}
+}
+
+func (r *GatewayReconciler) notify(ctx context.Context, o client.Object) {
 	if r.policies == nil {
 		return
 	}
-	send := func(o client.Object) {
-		select {
-		case r.policies <- event.GenericEvent{Object: o}:
-		case <-ctx.Done():
-		}
-	}
-	for _, p := range in.GatewayClassConfigs {
-		send(p)
-	}
-	for _, p := range in.GatewayConfigs {
-		send(p)
+	select {
+	case r.policies <- event.GenericEvent{Object: o}:
+	case <-ctx.Done():
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -117,7 +118,9 @@ func listenerStatus(gw *gwv1.Gateway, res *desired.Result, programmed metav1.Con
 		prev := findListener(gw.Status.Listeners, l.Name)
 		ls := gwv1.ListenerStatus{Name: l.Name, SupportedKinds: l.SupportedKinds, AttachedRoutes: l.AttachedRoutes}
 		if prev != nil {
-			ls.Conditions = prev.Conditions
+			// A copy: SetStatusCondition changes conditions in place, and gw.Status must stay
+			// what is live to tell whether anything changed.
+			ls.Conditions = slices.Clone(prev.Conditions)
 		}
 		gen := gw.Generation
 		meta.SetStatusCondition(&ls.Conditions, metav1.Condition{Type: string(gwv1.ListenerConditionAccepted), Status: metav1.ConditionTrue, Reason: string(gwv1.ListenerReasonAccepted), ObservedGeneration: gen})

@@ -3,6 +3,7 @@ package controllers
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
@@ -27,6 +29,9 @@ import (
 // ConditionEnforced is Gantry's condition on each policy ancestor: how much of the policy's
 // values are in effect on that Gateway. Reasons: Enforced, PartiallyEnforced, Overridden.
 const ConditionEnforced = "gateway.gantry.dev/Enforced"
+
+// errNotReported: a Gateway the policy may reach has not reconciled since the process started.
+var errNotReported = errors.New("a Gateway the policy may reach has not reported yet")
 
 // maxAncestors is the API's limit on status.ancestors; past it Gantry lists the first
 // maxAncestors-1 Gateways and one aggregated entry for the rest.
@@ -42,7 +47,10 @@ type PolicyReconciler struct {
 	// write per Gateway.
 	MinInterval time.Duration
 
-	board     *board
+	board *board
+	// reaches lists the Gateways the policy may apply to (the same mapping that sends its
+	// changes to the Gateway reconciler).
+	reaches   func(context.Context, client.Object) []reconcile.Request
 	mu        sync.Mutex
 	lastWrite map[types.NamespacedName]time.Time
 }
@@ -71,6 +79,11 @@ func (r *PolicyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	ancestors, err := r.ancestors(ctx, p)
+	if errors.Is(err, errNotReported) {
+		// The Gateway's reconcile notifies the policy once it has reported; the requeue only
+		// guards against waiting forever.
+		return ctrl.Result{RequeueAfter: 5 * time.Second}, nil
+	}
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -84,13 +97,18 @@ func (r *PolicyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		}
 	}
 	for _, a := range ancestors {
-		// SetStatusCondition keeps lastTransitionTime when a condition did not change, and sets
-		// it when it did (the API requires one on every condition).
+		// Exactly the conditions computed now (an ancestor that was a Gateway and is now the
+		// missing target has no Enforced condition any more), each keeping lastTransitionTime
+		// when it did not change: SetStatusCondition sets it only when the status changes (the
+		// API requires one on every condition).
 		var conds []metav1.Condition
-		if prev := findAncestor(st.Ancestors, a.AncestorRef); prev != nil {
-			conds = slices.Clone(prev.Conditions)
-		}
+		prev := findAncestor(st.Ancestors, a.AncestorRef)
 		for _, c := range a.Conditions {
+			if prev != nil {
+				if old := meta.FindStatusCondition(prev.Conditions, c.Type); old != nil {
+					conds = append(conds, *old)
+				}
+			}
 			meta.SetStatusCondition(&conds, c)
 		}
 		a.Conditions = conds
@@ -150,6 +168,16 @@ func (r *PolicyReconciler) ancestors(ctx context.Context, p policyObject) ([]gwv
 	}
 	if !exists {
 		return one(metav1.ConditionFalse, gwv1.PolicyReasonTargetNotFound, fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name)), nil
+	}
+	// After a restart the board fills up as Gateways reconcile; until every Gateway the policy
+	// may reach has reported, its outcomes are half the picture, and writing them would write
+	// a status that is about to change back.
+	if r.reaches != nil {
+		for _, gw := range r.reaches(ctx, p) {
+			if !r.board.known(gw.NamespacedName) {
+				return nil, errNotReported
+			}
+		}
 	}
 	outcomes := r.board.policy(precedence.Ref{Kind: r.Kind, Namespace: p.GetNamespace(), Name: p.GetName()})
 	if len(outcomes) == 0 {

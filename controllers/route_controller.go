@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -31,7 +32,8 @@ func (r *HTTPRouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	next := route.DeepCopy()
-	var parents []gwv1.RouteParentStatus
+	// Never nil: status.parents is required, and a nil list would patch it away.
+	parents := []gwv1.RouteParentStatus{}
 	for _, p := range route.Status.Parents {
 		if p.ControllerName != v1alpha1.ControllerName {
 			parents = append(parents, p)
@@ -57,7 +59,9 @@ func (r *HTTPRouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		_, results := desired.Attach(gw, []*gwv1.HTTPRoute{single}, nsLabels)
 		ps := gwv1.RouteParentStatus{ParentRef: pr, ControllerName: v1alpha1.ControllerName}
 		if prev := findParent(route.Status.Parents, pr); prev != nil {
-			ps.Conditions = prev.Conditions
+			// A copy: SetStatusCondition changes conditions in place, and route.Status must stay
+			// what is live to tell whether anything changed.
+			ps.Conditions = slices.Clone(prev.Conditions)
 		}
 		accepted := metav1.Condition{Type: string(gwv1.RouteConditionAccepted), Status: metav1.ConditionTrue, ObservedGeneration: route.Generation}
 		if len(results) == 1 {

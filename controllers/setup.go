@@ -83,6 +83,8 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		Watches(&v1alpha1.GatewayClassConfig{}, handler.EnqueueRequestsFromMapFunc(m.policyGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&v1alpha1.GatewayConfig{}, handler.EnqueueRequestsFromMapFunc(m.policyGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&gwv1.HTTPRoute{}, handler.EnqueueRequestsFromMapFunc(m.routeGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// A namespace's labels decide whether its routes attach to listeners that select namespaces.
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(m.namespaceGateways), builder.WithPredicates(predicate.LabelChangedPredicate{})).
 		WithOptions(controllerOptions(opts.GatewayConcurrency)).
 		Build(gr)
 	if err != nil {
@@ -112,6 +114,7 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		Named("httproute").
 		For(&gwv1.HTTPRoute{}, builder.WithPredicates(specOrResync)).
 		Watches(&gwv1.Gateway{}, handler.EnqueueRequestsFromMapFunc(m.gatewayRoutes), builder.WithPredicates(specOrResync)).
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(m.namespaceRoutes), builder.WithPredicates(predicate.LabelChangedPredicate{})).
 		Complete(&HTTPRouteReconciler{Client: mgr.GetClient()}); err != nil {
 		return err
 	}
@@ -143,7 +146,7 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		{precedence.KindGatewayClassConfig, &v1alpha1.GatewayClassConfig{}, gccEvents},
 		{precedence.KindGatewayConfig, &v1alpha1.GatewayConfig{}, gcEvents},
 	} {
-		pr := &PolicyReconciler{Client: mgr.GetClient(), Kind: p.kind, MinInterval: opts.PolicyStatusInterval, board: b}
+		pr := &PolicyReconciler{Client: mgr.GetClient(), Kind: p.kind, MinInterval: opts.PolicyStatusInterval, board: b, reaches: m.policyGateways}
 		bld := ctrl.NewControllerManagedBy(mgr).
 			Named(p.kind).
 			For(p.obj, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
@@ -173,7 +176,7 @@ func watchRecordedKinds(ctx context.Context, c client.Client, t *tracker) error 
 			gvks = append(gvks, schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind})
 		}
 	}
-	return t.watch(gvks...)
+	return t.watch(ctx, gvks...)
 }
 
 // specOrResync passes an update when the object's spec or metadata changed, or when it is a
@@ -295,6 +298,32 @@ func (m *mapper) gatewayRoutes(ctx context.Context, o client.Object) []reconcile
 	var out []reconcile.Request
 	for _, r := range l.Items {
 		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: r.Namespace, Name: r.Name}})
+	}
+	return out
+}
+
+// namespaceRoutes maps a namespace to the HTTPRoutes in it.
+func (m *mapper) namespaceRoutes(ctx context.Context, o client.Object) []reconcile.Request {
+	l := &gwv1.HTTPRouteList{}
+	if err := m.c.List(ctx, l, client.InNamespace(o.GetName())); err != nil {
+		return nil
+	}
+	out := make([]reconcile.Request, len(l.Items))
+	for i, r := range l.Items {
+		out[i] = reconcile.Request{NamespacedName: types.NamespacedName{Namespace: r.Namespace, Name: r.Name}}
+	}
+	return out
+}
+
+// namespaceGateways maps a namespace to the parent Gateways of the HTTPRoutes in it.
+func (m *mapper) namespaceGateways(ctx context.Context, o client.Object) []reconcile.Request {
+	l := &gwv1.HTTPRouteList{}
+	if err := m.c.List(ctx, l, client.InNamespace(o.GetName())); err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range l.Items {
+		out = append(out, parentRequests(&l.Items[i])...)
 	}
 	return out
 }

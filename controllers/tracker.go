@@ -58,16 +58,30 @@ func ownerOf(o client.Object) (types.NamespacedName, bool) {
 	return types.NamespacedName{Namespace: ns, Name: name}, true
 }
 
+// indexOwner indexes rendered objects by their owner annotation: a Gateway's route templates
+// render into the routes' namespaces, so its objects are found by owner, not by namespace.
+const indexOwner = "gantry.owner"
+
 // watch starts watching kinds not watched yet.
-func (t *tracker) watch(gvks ...schema.GroupVersionKind) error {
+func (t *tracker) watch(ctx context.Context, gvks ...schema.GroupVersionKind) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, gvk := range gvks {
 		if t.watched[gvk] {
 			continue
 		}
+		if _, err := t.namespaced(gvk); err != nil {
+			// Not served, e.g. a kind recorded in renderedKinds whose CRD is gone: nothing of it
+			// can exist. It is watched when a render produces it again.
+			continue
+		}
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)
+		if err := t.cache.IndexField(ctx, u, indexOwner, func(o client.Object) []string {
+			return []string{o.GetAnnotations()[v1alpha1.AnnotationOwner]}
+		}); err != nil {
+			return fmt.Errorf("index %s: %w", gvk, err)
+		}
 		h := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 			if gw, ok := ownerOf(o); ok {
 				return []reconcile.Request{{NamespacedName: gw}}
@@ -90,21 +104,18 @@ func (t *tracker) kinds() []schema.GroupVersionKind {
 	})
 }
 
-// owned lists the objects a Gateway's renders produced, of every watched kind, from the cache.
+// owned lists the objects a Gateway's renders produced, of every watched kind, from the cache:
+// in the Gateway's namespace, in its routes' namespaces and cluster-scoped ones.
 func (t *tracker) owned(ctx context.Context, gw types.NamespacedName, gwLabel string) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
 	key := ownerKey(gw)
 	for _, gvk := range t.kinds() {
-		namespaced, err := t.namespaced(gvk)
-		if err != nil {
+		if _, err := t.namespaced(gvk); err != nil {
 			continue // the kind's CRD is gone: nothing of it can exist
 		}
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		opts := []client.ListOption{client.MatchingLabels{v1alpha1.LabelGatewayName: gwLabel}}
-		if namespaced {
-			opts = append(opts, client.InNamespace(gw.Namespace))
-		}
+		opts := []client.ListOption{client.MatchingLabels{v1alpha1.LabelGatewayName: gwLabel}, client.MatchingFields{indexOwner: key}}
 		if err := t.cache.List(ctx, list, opts...); err != nil {
 			return nil, fmt.Errorf("list %s: %w", gvk.Kind, err)
 		}
