@@ -125,6 +125,7 @@ func (r *GatewayReconciler) apply(ctx context.Context, gw *gwv1.Gateway, objs []
 		if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(o), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
 			return applied, fmt.Errorf("apply %s: %w", keyOf(o), err)
 		}
+		r.tracker.applied(o) // the apply wrote the server's answer, resourceVersion included, into o
 		applied = append(applied, keyOf(o))
 	}
 	return applied, nil
@@ -162,14 +163,25 @@ func (r *GatewayReconciler) prune(ctx context.Context, objs []*unstructured.Unst
 		if err := r.Client.Delete(ctx, o, client.Preconditions{UID: &uid}, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			return pruned, fmt.Errorf("prune %s: %w", k, err)
 		}
+		r.tracker.forgetApplied(k)
 		pruned = append(pruned, k)
 	}
 	return pruned, nil
 }
 
-// pendingKey identifies a template of a Gateway or of one of its routes.
+// pendingKey identifies a template of a Gateway (route "") or of one of its routes, as the
+// labels on a rendered object name it.
 func pendingKey(o *unstructured.Unstructured) string {
-	return o.GetLabels()[v1alpha1.LabelHTTPRoute] + "/" + o.GetLabels()[v1alpha1.LabelTemplate]
+	route := o.GetLabels()[v1alpha1.LabelHTTPRoute]
+	if route == "" {
+		return templateOf("", "", o.GetLabels()[v1alpha1.LabelTemplate])
+	}
+	return templateOf(o.GetNamespace(), route, o.GetLabels()[v1alpha1.LabelTemplate])
+}
+
+// templateOf is pendingKey from a route's namespace and label value and a template label.
+func templateOf(routeNS, routeLabel, templateLabel string) string {
+	return routeNS + "/" + routeLabel + "/" + templateLabel
 }
 
 // contains reports whether every field of want has the same value in have: the live object

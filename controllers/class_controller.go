@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,8 +24,9 @@ const SupportedBundleVersion = "v1.6.3"
 
 // GatewayClassReconciler accepts or rejects Gantry's GatewayClasses and their blueprints.
 type GatewayClassReconciler struct {
-	Client     client.Client
-	blueprints *blueprintCache
+	Client       client.Client
+	blueprints   *blueprintCache
+	statusWrites statusWrites
 }
 
 // Reconcile sets the class's Accepted condition: its blueprint exists and every template of it
@@ -57,7 +59,7 @@ func (r *GatewayClassReconciler) Reconcile(ctx context.Context, req ctrl.Request
 				accepted.Message = fmt.Sprintf("GatewayClassBlueprint %s: every template parses", name)
 			}
 			if serr := r.blueprintStatus(ctx, bp, cerr); serr != nil {
-				return ctrl.Result{}, serr
+				return requeueIfBehind(ctrl.Result{}, serr)
 			}
 		}
 	}
@@ -75,7 +77,7 @@ func (r *GatewayClassReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if equality.Semantic.DeepEqual(class.Status, next.Status) {
 		return ctrl.Result{}, nil
 	}
-	return ctrl.Result{}, r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(class, client.MergeFromWithOptimisticLock{}))
+	return requeueIfBehind(ctrl.Result{}, r.statusWrites.patch(ctx, r.Client, class, next))
 }
 
 // affected sets GatewayClassConfigAffected from the GatewayClassConfigs targeting the class.
@@ -92,6 +94,7 @@ func (r *GatewayClassReconciler) affected(ctx context.Context, class *gwv1.Gatew
 	for i, p := range l.Items {
 		names[i] = p.Namespace + "/" + p.Name
 	}
+	slices.Sort(names) // the cache lists in no particular order; the message must not change with it
 	meta.SetStatusCondition(&class.Status.Conditions, metav1.Condition{
 		Type: ConditionGatewayClassConfigAffected, Status: metav1.ConditionTrue, Reason: ReasonAffected, ObservedGeneration: class.Generation,
 		Message: truncate(fmt.Sprintf("targeted by GatewayClassConfig %s", strings.Join(names, ", "))),
@@ -110,5 +113,5 @@ func (r *GatewayClassReconciler) blueprintStatus(ctx context.Context, bp *v1alph
 	if equality.Semantic.DeepEqual(bp.Status, next.Status) {
 		return nil
 	}
-	return r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(bp, client.MergeFromWithOptimisticLock{}))
+	return r.statusWrites.patch(ctx, r.Client, bp, next)
 }

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -46,10 +47,11 @@ type GatewayReconciler struct {
 	ControllerNamespace string
 	Recorder            events.EventRecorder
 
-	mapper     meta.RESTMapper
-	tracker    *tracker
-	blueprints *blueprintCache
-	board      *board
+	mapper       meta.RESTMapper
+	tracker      *tracker
+	blueprints   *blueprintCache
+	board        *board
+	statusWrites statusWrites
 	// policies receives the policies a Gateway gathered, so their status is recomputed.
 	policies chan<- event.GenericEvent
 }
@@ -57,6 +59,10 @@ type GatewayReconciler struct {
 // Reconcile computes the Gateway's whole desired state and makes the cluster match it.
 func (r *GatewayReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	defer observe("gateway", time.Now())
+	return requeueIfBehind(r.reconcile(ctx, req))
+}
+
+func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	gw := &gwv1.Gateway{}
 	if err := r.Client.Get(ctx, req.NamespacedName, gw); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -122,16 +128,7 @@ func (r *GatewayReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		}
 		return ctrl.Result{}, err
 	}
-	pending := map[string]bool{}
-	for _, p := range res.Pending {
-		pending["/"+templateKey(p.Template)] = true
-	}
-	for _, rt := range res.Routes {
-		for _, p := range rt.Pending {
-			pending[desired.LabelValue(rt.Name)+"/"+templateKey(p.Template)] = true
-		}
-	}
-	pruned, err := r.prune(ctx, objs, g.owned, pending)
+	pruned, err := r.prune(ctx, objs, g.owned, r.keep(gw, g.in, res))
 	r.countKinds(prunedTotal, pruned)
 	if len(pruned) > 0 {
 		r.event(gw, corev1.EventTypeNormal, "Pruned", "Prune", "deleted %s, no longer rendered", summary(pruned))
@@ -145,6 +142,39 @@ func (r *GatewayReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		rendersTotal.WithLabelValues("ok").Inc()
 	}
 	return ctrl.Result{}, r.writeStatus(ctx, gw, res, statusError{})
+}
+
+// keep names the templates whose earlier objects stay although this render did not produce
+// them: pending templates, and every template of a route that failed to render (that failure
+// is the route's alone; a Warning Event on the route says why).
+func (r *GatewayReconciler) keep(gw *gwv1.Gateway, in *desired.Input, res *desired.Result) map[string]bool {
+	keep := map[string]bool{}
+	for _, p := range res.Pending {
+		keep[templateOf("", "", desired.LabelValue(templateKey(p.Template)))] = true
+	}
+	for _, rt := range res.Routes {
+		route := desired.LabelValue(rt.Name)
+		for _, p := range rt.Pending {
+			keep[templateOf(rt.Namespace, route, desired.LabelValue(templateKey(p.Template)))] = true
+		}
+		if rt.Err == nil {
+			continue
+		}
+		for _, key := range routeTemplateKeys(in.Blueprint) {
+			keep[templateOf(rt.Namespace, route, desired.LabelValue(key))] = true
+		}
+		if i := slices.IndexFunc(in.Routes, func(x *gwv1.HTTPRoute) bool { return x.Namespace == rt.Namespace && x.Name == rt.Name }); i >= 0 && r.Recorder != nil {
+			r.Recorder.Eventf(in.Routes[i], gw, corev1.EventTypeWarning, desired.ReasonRenderFailed, "Render", "%s", truncate(rt.Err.Error()))
+		}
+	}
+	return keep
+}
+
+func routeTemplateKeys(bp *v1alpha1.GatewayClassBlueprint) []string {
+	if bp == nil || bp.Spec.HTTPRouteTemplate == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(bp.Spec.HTTPRouteTemplate.ResourceTemplates))
 }
 
 // templateKey turns a template field path back into its resourceTemplates key.
@@ -188,7 +218,8 @@ func (r *GatewayReconciler) dropFinalizer(ctx context.Context, gw *gwv1.Gateway)
 	}
 	for _, o := range owned {
 		if o.GetNamespace() == "" {
-			return fmt.Errorf("waiting for %s to be deleted", keyOf(o))
+			// The delete was sent; its watch event is on the way.
+			return fmt.Errorf("waiting for %s to be deleted: %w", keyOf(o), errCacheBehind)
 		}
 	}
 	patch := client.MergeFrom(gw.DeepCopy())
@@ -218,17 +249,37 @@ func (r *GatewayReconciler) recordKinds(ctx context.Context, bp *v1alpha1.Gatewa
 	if err := r.tracker.watch(ctx, rendered...); err != nil {
 		return err
 	}
-	if len(added) > 0 {
-		kinds := slices.SortedFunc(maps.Keys(known), func(a, b v1alpha1.GroupVersionKind) int {
+	if len(added) == 0 {
+		return nil
+	}
+	// Gateways of one blueprint render concurrently and may all find the same new kind: merge
+	// into the blueprint as the API server has it now, and retry on a conflict.
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		fresh := &v1alpha1.GatewayClassBlueprint{}
+		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(bp), fresh); err != nil {
+			return err
+		}
+		all := map[v1alpha1.GroupVersionKind]bool{}
+		for _, k := range fresh.Status.RenderedKinds {
+			all[k] = true
+		}
+		missing := false
+		for k := range known {
+			missing = missing || !all[k]
+			all[k] = true
+		}
+		if !missing {
+			return nil
+		}
+		patch := client.MergeFromWithOptions(fresh.DeepCopy(), client.MergeFromWithOptimisticLock{})
+		fresh.Status.RenderedKinds = slices.SortedFunc(maps.Keys(all), func(a, b v1alpha1.GroupVersionKind) int {
 			return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Version, b.Version))
 		})
-		patch := client.MergeFromWithOptions(bp.DeepCopy(), client.MergeFromWithOptimisticLock{})
-		bp.Status.RenderedKinds = kinds
-		if err := r.Client.Status().Patch(ctx, bp, patch); err != nil {
+		if err := r.Client.Status().Patch(ctx, fresh, patch); err != nil {
 			return fmt.Errorf("record rendered kinds on GatewayClassBlueprint %s: %w", bp.Name, err)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // notifyPolicies asks the policy status controllers to look again at the policies this

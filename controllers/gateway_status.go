@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/desired"
@@ -79,7 +78,7 @@ func (r *GatewayReconciler) writeStatus(ctx context.Context, gw *gwv1.Gateway, r
 	if equality.Semantic.DeepEqual(gw.Status, next.Status) {
 		return nil
 	}
-	if err := r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(gw, client.MergeFromWithOptimisticLock{})); err != nil {
+	if err := r.statusWrites.patch(ctx, r.Client, gw, next); err != nil {
 		return fmt.Errorf("write status of Gateway %s/%s: %w", gw.Namespace, gw.Name, err)
 	}
 	return nil

@@ -50,9 +50,10 @@ type PolicyReconciler struct {
 	board *board
 	// reaches lists the Gateways the policy may apply to (the same mapping that sends its
 	// changes to the Gateway reconciler).
-	reaches   func(context.Context, client.Object) []reconcile.Request
-	mu        sync.Mutex
-	lastWrite map[types.NamespacedName]time.Time
+	reaches      func(context.Context, client.Object) []reconcile.Request
+	mu           sync.Mutex
+	lastWrite    map[types.NamespacedName]time.Time
+	statusWrites statusWrites
 }
 
 func (r *PolicyReconciler) newObject() policyObject {
@@ -121,11 +122,8 @@ func (r *PolicyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	if equality.Semantic.DeepEqual(old.GetPolicyStatus(), st) {
 		return ctrl.Result{}, nil
 	}
-	if err := r.Client.Status().Patch(ctx, p, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{Requeue: true}, nil
-		}
-		return ctrl.Result{}, err
+	if err := r.statusWrites.patch(ctx, r.Client, old, p); err != nil {
+		return requeueIfBehind(ctrl.Result{}, err)
 	}
 	r.mu.Lock()
 	r.lastWrite[req.NamespacedName] = time.Now()

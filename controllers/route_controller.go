@@ -20,7 +20,8 @@ import (
 // HTTPRouteReconciler writes an HTTPRoute's parent status for its Gantry Gateways. The objects
 // route templates render belong to the Gateway reconciler, which renders them with the Gateway.
 type HTTPRouteReconciler struct {
-	Client client.Client
+	Client       client.Client
+	statusWrites statusWrites
 }
 
 // Reconcile sets one status.parents entry per parentRef to a Gateway of a Gantry class, and
@@ -78,7 +79,7 @@ func (r *HTTPRouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	if equality.Semantic.DeepEqual(route.Status, next.Status) || len(route.Status.Parents) == 0 && len(parents) == 0 {
 		return ctrl.Result{}, nil
 	}
-	return ctrl.Result{}, r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(route, client.MergeFromWithOptimisticLock{}))
+	return requeueIfBehind(ctrl.Result{}, r.statusWrites.patch(ctx, r.Client, route, next))
 }
 
 // gantryGateway returns the Gateway a parentRef names when it is of a Gantry class.

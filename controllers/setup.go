@@ -105,7 +105,7 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 			return o.(*gwv1.GatewayClass).Spec.ControllerName == v1alpha1.ControllerName
 		}))).
 		Watches(&v1alpha1.GatewayClassBlueprint{}, handler.EnqueueRequestsFromMapFunc(m.blueprintClasses), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Watches(&v1alpha1.GatewayClassConfig{}, handler.EnqueueRequestsFromMapFunc(m.policyClass)).
+		Watches(&v1alpha1.GatewayClassConfig{}, handler.EnqueueRequestsFromMapFunc(m.policyClass), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Complete(cr); err != nil {
 		return err
 	}

@@ -17,7 +17,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -36,6 +38,40 @@ type tracker struct {
 	mu      sync.Mutex
 	ctrl    controller.Controller
 	watched map[schema.GroupVersionKind]bool
+
+	// wrote remembers the resourceVersion of each object as Gantry's own apply left it, so that
+	// the watch event echoing that apply does not reconcile the Gateway again for nothing.
+	wroteMu sync.Mutex
+	wrote   map[objectKey]string
+}
+
+// applied records the resourceVersion an apply returned.
+func (t *tracker) applied(o *unstructured.Unstructured) {
+	t.wroteMu.Lock()
+	defer t.wroteMu.Unlock()
+	if t.wrote == nil {
+		t.wrote = map[objectKey]string{}
+	}
+	t.wrote[keyOf(o)] = o.GetResourceVersion()
+}
+
+// echo reports whether an object is exactly as Gantry's last apply left it.
+func (t *tracker) echo(o client.Object) bool {
+	u, ok := o.(*unstructured.Unstructured)
+	if !ok {
+		return false
+	}
+	t.wroteMu.Lock()
+	defer t.wroteMu.Unlock()
+	rv, ok := t.wrote[keyOf(u)]
+	return ok && rv == o.GetResourceVersion()
+}
+
+// forgetApplied drops the record of a deleted object.
+func (t *tracker) forgetApplied(k objectKey) {
+	t.wroteMu.Lock()
+	defer t.wroteMu.Unlock()
+	delete(t.wrote, k)
 }
 
 // renderedSelector matches objects carrying Gantry's template label.
@@ -88,7 +124,12 @@ func (t *tracker) watch(ctx context.Context, gvks ...schema.GroupVersionKind) er
 			}
 			return nil
 		})
-		if err := t.ctrl.Watch(source.Kind[client.Object](t.cache, u, h)); err != nil {
+		// Our own applies come back as events; they change nothing the render depends on.
+		notEcho := predicate.Funcs{
+			CreateFunc: func(e event.CreateEvent) bool { return !t.echo(e.Object) },
+			UpdateFunc: func(e event.UpdateEvent) bool { return !t.echo(e.ObjectNew) },
+		}
+		if err := t.ctrl.Watch(source.Kind[client.Object](t.cache, u, h, notEcho)); err != nil {
 			return fmt.Errorf("watch %s: %w", gvk, err)
 		}
 		t.watched[gvk] = true

@@ -2,6 +2,7 @@ package desired
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -38,13 +39,49 @@ func policy(kind, ns, name string, created time.Time, ref v1alpha1.PolicyTargetR
 		Target:            precedence.Target{Group: string(ref.Group), Kind: string(ref.Kind), Name: string(ref.Name)},
 	}
 	var err error
-	if p.Default, err = decode(v.Default); err != nil {
+	if p.Default, err = decoded(p.Ref, "default", v.Default); err != nil {
 		return p, fmt.Errorf("%s spec.default: %w", p.Ref, err)
 	}
-	if p.Override, err = decode(v.Override); err != nil {
+	if p.Override, err = decoded(p.Ref, "override", v.Override); err != nil {
 		return p, fmt.Errorf("%s spec.override: %w", p.Ref, err)
 	}
 	return p, nil
+}
+
+// decodedValues caches each policy stanza's decoded values, checked against the raw JSON: every
+// Gateway a policy reaches decodes the same bytes, and with all policies as candidates (an
+// offline render) decoding was most of a Gateway's cost. Decoded values are shared, so nothing
+// may change them: precedence and render copy what they hand on. One entry per policy stanza
+// keeps the cache as small as the set of policies.
+var decodedValues = struct {
+	sync.Mutex
+	m map[string]decodedEntry
+}{m: map[string]decodedEntry{}}
+
+type decodedEntry struct {
+	raw    string
+	values map[string]any
+}
+
+func decoded(ref precedence.Ref, stanza string, j *apiextensionsv1.JSON) (map[string]any, error) {
+	if j == nil {
+		return nil, nil
+	}
+	key := ref.String() + "/" + stanza
+	decodedValues.Lock()
+	e, ok := decodedValues.m[key]
+	decodedValues.Unlock()
+	if ok && e.raw == string(j.Raw) {
+		return e.values, nil
+	}
+	v, err := precedence.ParseValues(j.Raw)
+	if err != nil {
+		return nil, err
+	}
+	decodedValues.Lock()
+	decodedValues.m[key] = decodedEntry{raw: string(j.Raw), values: v}
+	decodedValues.Unlock()
+	return v, nil
 }
 
 // BlueprintValues decodes a blueprint's own values.

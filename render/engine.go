@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"text/template"
 	"text/template/parse"
 
+	"github.com/Masterminds/sprig/v3"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -303,6 +305,10 @@ type execution struct {
 	t     *template.Template
 	data  map[string]any
 	depth int
+	// memo holds include outputs for the root context; mutations counts calls of functions
+	// that change values in place, which invalidate it.
+	memo      map[string]string
+	mutations int
 }
 
 // newExecution takes a bound clone of the template set from the pool (cloning the set for
@@ -316,6 +322,7 @@ func (b *Blueprint) newExecution(in *Input) (*execution, error) {
 		}
 		x = &execution{b: b, t: t}
 		t.Funcs(template.FuncMap{"include": x.include, "tpl": x.tpl})
+		t.Funcs(x.mutating())
 	}
 	resources := make(map[string]any, len(b.gateway)+len(b.route))
 	for _, c := range append(slices.Clip(b.gateway), b.route...) {
@@ -330,7 +337,7 @@ func (b *Blueprint) newExecution(in *Input) (*execution, error) {
 		}
 		resources[k] = list
 	}
-	x.depth = 0
+	x.depth, x.memo = 0, nil
 	x.data = map[string]any{
 		"Values":    deepCopy(in.Values),
 		"Gateway":   deepCopy(in.Gateway),
@@ -371,6 +378,13 @@ func nestedTooDeep(err error) error {
 }
 
 func (x *execution) include(name string, data any) (string, error) {
+	// Blueprints include the same helpers (names, labels) many times per render, nearly always
+	// with the root context: remember those outputs until a function changes any value.
+	root := isRoot(data, x.data)
+	if out, ok := x.memo[name]; ok && root {
+		return out, nil
+	}
+	mutations := x.mutations
 	if x.depth >= maxIncludeDepth {
 		return "", &depthError{fmt.Sprintf("include %q: nested more than %d deep (does it include itself?)", name, maxIncludeDepth)}
 	}
@@ -380,7 +394,49 @@ func (x *execution) include(name string, data any) (string, error) {
 	if err := x.t.ExecuteTemplate(&buf, name, data); err != nil {
 		return "", nestedTooDeep(err)
 	}
+	if root && x.mutations == mutations {
+		if x.memo == nil {
+			x.memo = map[string]string{}
+		}
+		x.memo[name] = buf.String()
+	}
 	return buf.String(), nil
+}
+
+// isRoot reports whether data is the render's root context (the same map, not a copy).
+func isRoot(data any, root map[string]any) bool {
+	m, ok := data.(map[string]any)
+	return ok && m != nil && reflect.ValueOf(m).UnsafePointer() == reflect.ValueOf(root).UnsafePointer()
+}
+
+// mutating wraps sprig's functions that change a map in place, so that each call forgets the
+// remembered include outputs, which may depend on what it changed.
+func (x *execution) mutating() template.FuncMap {
+	f := sprig.HermeticTxtFuncMap()
+	set := f["set"].(func(map[string]any, string, any) map[string]any)
+	unset := f["unset"].(func(map[string]any, string) map[string]any)
+	merge := f["merge"].(func(map[string]any, ...map[string]any) any)
+	mergeOverwrite := f["mergeOverwrite"].(func(map[string]any, ...map[string]any) any)
+	mustMerge := f["mustMerge"].(func(map[string]any, ...map[string]any) (any, error))
+	mustMergeOverwrite := f["mustMergeOverwrite"].(func(map[string]any, ...map[string]any) (any, error))
+	forget := func() { x.memo, x.mutations = nil, x.mutations+1 }
+	return template.FuncMap{
+		"set":   func(d map[string]any, k string, v any) map[string]any { forget(); return set(d, k, v) },
+		"unset": func(d map[string]any, k string) map[string]any { forget(); return unset(d, k) },
+		"merge": func(d map[string]any, s ...map[string]any) any { forget(); return merge(d, s...) },
+		"mergeOverwrite": func(d map[string]any, s ...map[string]any) any {
+			forget()
+			return mergeOverwrite(d, s...)
+		},
+		"mustMerge": func(d map[string]any, s ...map[string]any) (any, error) {
+			forget()
+			return mustMerge(d, s...)
+		},
+		"mustMergeOverwrite": func(d map[string]any, s ...map[string]any) (any, error) {
+			forget()
+			return mustMergeOverwrite(d, s...)
+		},
+	}
 }
 
 func (x *execution) tpl(text string, data any) (string, error) {
