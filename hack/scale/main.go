@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,12 +28,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -88,8 +91,11 @@ func main() {
 	sizes := flag.String("sizes", "100,1000,2000", "comma-separated Gateway counts")
 	out := flag.String("json", "bin/performance.json", "where to write the results")
 	baseline := flag.String("baseline", "docs/performance.json", "results to compare with; a regression over 20% is reported")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the first convergence (with -n)")
 	flag.Parse()
+	ctrl.SetLogger(logr.Discard()) // the harness prints figures; the controller's logs are not its output
 	if *child > 0 {
+		profileFile = *cpuprofile
 		res, err := measure(*child)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "scale:", err)
@@ -169,6 +175,13 @@ func measure(n int) (*Result, error) {
 	ccfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return cnt.wrap(rt) }
 	peak := watchMemory()
 	cpu0 := cpuSeconds()
+	if profileFile != "" {
+		f, err := os.Create(profileFile)
+		if err != nil {
+			return nil, err
+		}
+		pprof.StartCPUProfile(f)
+	}
 	stop, err := startController(ccfg)
 	if err != nil {
 		return nil, err
@@ -178,6 +191,9 @@ func measure(n int) (*Result, error) {
 		return nil, err
 	}
 	res.ConvergeSeconds = time.Since(start).Seconds()
+	if profileFile != "" {
+		pprof.StopCPUProfile()
+	}
 	quiet(cnt)
 	res.ConvergeWrites = writesOnly(cnt.snapshot())
 	res.Writes, res.WritesNoEvents, res.Reads = split(cnt.snapshot())
@@ -228,6 +244,8 @@ func measure(n int) (*Result, error) {
 	res.LoadAverageAtEnd = loadavg()
 	return res, nil
 }
+
+var profileFile string
 
 func nsName(i int) string { return fmt.Sprintf("bench-%02d", i) }
 

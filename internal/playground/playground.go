@@ -45,6 +45,8 @@ type Options struct {
 	Kubeconfig string
 	// Timeout bounds the wait for every Gateway to settle.
 	Timeout time.Duration
+	// Ready, when set, is called once everything is printed, while the API server still runs.
+	Ready func()
 }
 
 // Run starts the API server and the controller, applies the manifests, prints the result and,
@@ -100,6 +102,9 @@ func Run(ctx context.Context, out io.Writer, o Options) (err error) {
 	}
 	if err := report(ctx, c, out); err != nil {
 		return err
+	}
+	if o.Ready != nil {
+		o.Ready()
 	}
 	if o.Once {
 		return nil

@@ -2,11 +2,17 @@ package playground_test
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/controllers"
 	"gantry.dev/gantry/internal/playground"
 	"gantry.dev/gantry/internal/testenv"
 )
@@ -16,14 +22,43 @@ import (
 // programmed Gateway, and values with the policy that set them.
 func TestOnce(t *testing.T) {
 	var out bytes.Buffer
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	var listed []string
 	err := playground.Run(t.Context(), &out, playground.Options{
 		Paths:      []string{filepath.Join(testenv.Root(), "samples", "defaults-vs-overrides")},
 		Once:       true,
-		Kubeconfig: filepath.Join(t.TempDir(), "kubeconfig"),
+		Kubeconfig: kubeconfig,
 		Timeout:    2 * time.Minute,
+		// What a user's kubectl would do while the playground runs: load the kubeconfig, list.
+		Ready: func() {
+			cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+			if err != nil {
+				t.Errorf("kubeconfig: %v", err)
+				return
+			}
+			c, err := client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
+			if err != nil {
+				t.Errorf("client from the kubeconfig: %v", err)
+				return
+			}
+			l := &gwv1.GatewayList{}
+			if err := c.List(t.Context(), l); err != nil {
+				t.Errorf("list Gateways with the kubeconfig: %v", err)
+				return
+			}
+			for _, gw := range l.Items {
+				listed = append(listed, gw.Namespace+"/"+gw.Name)
+			}
+		},
 	})
 	if err != nil {
 		t.Fatalf("playground: %v\n%s", err, out.String())
+	}
+	if strings.Join(listed, " ") != "team-a/web team-b/api" {
+		t.Errorf("Gateways listed through the playground's kubeconfig: %v, want team-a/web team-b/api", listed)
+	}
+	if _, err := os.Stat(kubeconfig); !os.IsNotExist(err) {
+		t.Errorf("the kubeconfig is left behind after the playground stopped (stat: %v)", err)
 	}
 	got := out.String()
 	for _, want := range []string{
