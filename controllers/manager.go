@@ -55,7 +55,8 @@ func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
 		LeaderElection:          o.LeaderElection,
 		LeaderElectionID:        "gantry.gateway.gantry.dev",
 		LeaderElectionNamespace: o.LeaderElectionNamespace,
-		Cache:                   cache.Options{SyncPeriod: sync},
-		Controller:              config.Controller{SkipNameValidation: &o.Restartable},
+		// managedFields are most of a cached object's size and nothing here reads them.
+		Cache:      cache.Options{SyncPeriod: sync, DefaultTransform: cache.TransformStripManagedFields()},
+		Controller: config.Controller{SkipNameValidation: &o.Restartable},
 	})
 }

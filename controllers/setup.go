@@ -58,6 +58,7 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 	rendered, err := cache.New(mgr.GetConfig(), cache.Options{
 		HTTPClient: mgr.GetHTTPClient(), Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(),
 		DefaultLabelSelector: renderedSelector(),
+		DefaultTransform:     cache.TransformStripManagedFields(),
 	})
 	if err != nil {
 		return err

@@ -330,19 +330,26 @@ func startController(cfg *rest.Config) (func(), error) {
 
 func waitProgrammed(ctx context.Context, c client.Client, n int) error {
 	deadline := time.Now().Add(15 * time.Minute)
+	lastReport := time.Now()
 	for time.Now().Before(deadline) {
 		l := &gwv1.GatewayList{}
 		if err := c.List(ctx, l); err != nil {
 			return err
 		}
-		done := 0
+		done, stuck := 0, ""
 		for _, gw := range l.Items {
 			if c := meta.FindStatusCondition(gw.Status.Conditions, "Programmed"); c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == gw.Generation {
 				done++
+			} else if stuck == "" {
+				stuck = fmt.Sprintf("%s/%s: %+v", gw.Namespace, gw.Name, c)
 			}
 		}
 		if done == n {
 			return nil
+		}
+		if time.Since(lastReport) > 30*time.Second {
+			lastReport = time.Now()
+			fmt.Fprintf(os.Stderr, "  %d of %d Gateways Programmed; e.g. not yet %s\n", done, n, stuck)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}

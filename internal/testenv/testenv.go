@@ -52,6 +52,9 @@ func Start() (*envtest.Environment, *rest.Config, error) {
 		ErrorIfCRDPathMissing: true,
 		Scheme:                controllers.NewScheme(),
 	}
+	// envtest's default service range is a /24: 254 Services, too few for the scale harness's
+	// thousands of Gateways (each renders one).
+	env.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", "10.0.0.0/16")
 	cfg, err := env.Start()
 	if err != nil {
 		return nil, nil, fmt.Errorf("start kube-apiserver and etcd: %w", err)
