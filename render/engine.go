@@ -262,7 +262,8 @@ func (b *Blueprint) render(in *Input, set []*compiled, status *compiled) (*Outpu
 	defer x.done()
 	out := &Output{}
 	var errs []error
-	for _, c := range set {
+	// each runs one template and hands its text to use; failures and pending are collected.
+	each := func(c *compiled, use func(text string) error) {
 		text, pending, err := x.run(c)
 		switch {
 		case err != nil:
@@ -270,27 +271,24 @@ func (b *Blueprint) render(in *Input, set []*compiled, status *compiled) (*Outpu
 		case pending != nil:
 			out.Pending = append(out.Pending, *pending)
 		default:
-			objs, err := b.objects(c, text, in)
-			if err != nil {
+			if err := use(text); err != nil {
 				errs = append(errs, err)
 			}
-			out.Objects = append(out.Objects, objs...)
 		}
 	}
+	for _, c := range set {
+		each(c, func(text string) error {
+			objs, err := b.objects(c, text, in)
+			out.Objects = append(out.Objects, objs...)
+			return err
+		})
+	}
 	if status != nil {
-		text, pending, err := x.run(status)
-		switch {
-		case err != nil:
-			errs = append(errs, err)
-		case pending != nil:
-			out.Pending = append(out.Pending, *pending)
-		default:
+		each(status, func(text string) error {
 			st, err := b.statusObject(status, text, in)
-			if err != nil {
-				errs = append(errs, err)
-			}
 			out.Status = st
-		}
+			return err
+		})
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

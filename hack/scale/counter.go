@@ -98,25 +98,33 @@ func verb(r *http.Request) string {
 	return strings.ToLower(r.Method)
 }
 
-// resource turns /api/v1/namespaces/x/services/y/status into "services/status".
-func resource(path string) string {
+// pathParts strips /api/v1 or /apis/group/version and a leading namespaces/NS from a request
+// path, leaving resource[/name[/subresource]].
+func pathParts(path string) ([]string, bool) {
 	parts := strings.Split(strings.Trim(path, "/"), "/")
-	// /api/v1/... or /apis/group/version/...
 	switch {
 	case len(parts) >= 2 && parts[0] == "api":
 		parts = parts[2:]
 	case len(parts) >= 3 && parts[0] == "apis":
 		parts = parts[3:]
 	default:
-		return path
+		return nil, false
 	}
-	if len(parts) >= 2 && parts[0] == "namespaces" && len(parts) > 2 {
+	if len(parts) > 2 && parts[0] == "namespaces" {
 		parts = parts[2:]
 	}
-	switch len(parts) {
-	case 0:
+	return parts, true
+}
+
+// resource turns /api/v1/namespaces/x/services/y/status into "services/status".
+func resource(path string) string {
+	parts, ok := pathParts(path)
+	switch {
+	case !ok:
+		return path
+	case len(parts) == 0:
 		return "?"
-	case 1, 2:
+	case len(parts) <= 2:
 		return parts[0]
 	default:
 		return parts[0] + "/" + parts[2]
@@ -124,15 +132,6 @@ func resource(path string) string {
 }
 
 func isCollection(path string) bool {
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	switch {
-	case len(parts) >= 2 && parts[0] == "api":
-		parts = parts[2:]
-	case len(parts) >= 3 && parts[0] == "apis":
-		parts = parts[3:]
-	}
-	if len(parts) >= 2 && parts[0] == "namespaces" && len(parts) > 2 {
-		parts = parts[2:]
-	}
-	return len(parts) == 1
+	parts, ok := pathParts(path)
+	return ok && len(parts) == 1
 }
