@@ -1,0 +1,151 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"gantry.dev/gantry/internal/cli"
+	"gantry.dev/gantry/internal/testenv"
+)
+
+var sample = filepath.Join(testenv.Root(), "samples", "defaults-vs-overrides")
+
+func run(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := cli.Run(append([]string{"render"}, args...), strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// row finds the --explain line of a value path and returns its columns.
+func row(t *testing.T, explain, path string) []string {
+	t.Helper()
+	for _, l := range strings.Split(explain, "\n") {
+		if f := regexp.MustCompile(`\s{2,}`).Split(l, -1); len(f) > 1 && f[0] == path {
+			return f
+		}
+	}
+	t.Fatalf("no --explain row for %s in:\n%s", path, explain)
+	return nil
+}
+
+func TestCommandLineLayer(t *testing.T) {
+	values := filepath.Join(t.TempDir(), "values.yaml")
+	if err := os.WriteFile(values, []byte("replicas: 9\nservice:\n  type: NodePort\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, "", sample, "--gateway", "team-a/web", "--explain", "--values", values, "--set", "replicas=7", "--set-string", "image=1234")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// --set is applied after --values, and the layer beats the global override of image.
+	for path, want := range map[string][]string{
+		"replicas":     {"replicas", "7", "command line", "override", "8 (command line)"},
+		"service.type": {"service.type", `"NodePort"`, "command line", "override", "8 (command line)"},
+		"image":        {"image", `"1234"`, "command line", "override", "8 (command line)"},
+	} {
+		got := row(t, out, path)
+		if strings.Join(got[:5], "|") != strings.Join(want, "|") {
+			t.Errorf("%s row = %q, want %q", path, got[:5], want)
+		}
+	}
+}
+
+func TestShowValues(t *testing.T) {
+	code, out, errOut := run(t, "", sample, "--gateway", "team-a/web", "--show-values")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	body := strings.SplitN(out, "\n", 2)[1] // after the "# Gateway ..." title
+	var v map[string]any
+	if err := yaml.Unmarshal([]byte(body), &v); err != nil {
+		t.Fatalf("--show-values is not YAML: %v\n%s", err, out)
+	}
+	if v["replicas"] != float64(5) || v["service"].(map[string]any)["type"] != "LoadBalancer" {
+		t.Errorf("values = %v", v)
+	}
+}
+
+func TestJSONShowOnlyAndStdin(t *testing.T) {
+	manifests, err := os.ReadFile(filepath.Join(sample, "team-a.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The rest of the scenario from files, team-a's manifests from stdin.
+	args := []string{filepath.Join(sample, "blueprint.yaml"), filepath.Join(sample, "platform.yaml"), filepath.Join(sample, "namespaces.yaml"), "-",
+		"--gateway", "team-a/web", "-o", "json", "--show-only", "service", "--show-only", "deployment"}
+	code, out, errOut := run(t, string(manifests), args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var list struct {
+		Kind  string
+		Items []struct {
+			Kind     string
+			Metadata struct{ Name, Namespace string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("-o json is not JSON: %v\n%s", err, out)
+	}
+	var got []string
+	for _, it := range list.Items {
+		got = append(got, it.Kind+" "+it.Metadata.Namespace+"/"+it.Metadata.Name)
+	}
+	if list.Kind != "List" || strings.Join(got, ",") != "Deployment team-a/web,Service team-a/web" {
+		t.Errorf("kind %s, items %v, want a List of the Deployment and Service", list.Kind, got)
+	}
+}
+
+func TestOutputDir(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := run(t, "", sample, "--output-dir", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, f := range []string{"team-a/web/deployment.yaml", "team-a/web/service.yaml", "team-a/web/serviceaccount.yaml", "team-a/web/pdb.yaml", "team-b/api/deployment.yaml"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Errorf("%s not written: %v", f, err)
+			continue
+		}
+		if !strings.Contains(out, filepath.Join(dir, f)) {
+			t.Errorf("stdout does not list %s", f)
+		}
+		if !bytes.HasPrefix(b, []byte("---\napiVersion: ")) {
+			t.Errorf("%s does not hold YAML objects:\n%s", f, b)
+		}
+	}
+}
+
+func TestUsageAndErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no input", nil, 2, "requires at least 1 arg"},
+		{"bad output", []string{sample, "-o", "xml"}, 2, `--output must be yaml or json, not "xml"`},
+		{"bad gateway", []string{sample, "--gateway", "web"}, 2, `--gateway must be namespace/name, not "web"`},
+		{"unknown flag", []string{sample, "--frobnicate"}, 2, "unknown flag: --frobnicate"},
+		{"bad --set", []string{sample, "--set", "a="}, 0, ""},
+		{"missing Gateway", []string{sample, "--gateway", "team-a/nope"}, 1, "Gateway team-a/nope is not in the manifests"},
+		{"missing file", []string{filepath.Join(sample, "nope.yaml")}, 1, "no such file or directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := run(t, "", tt.args...)
+			if code != tt.code || !strings.Contains(errOut, tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errOut, tt.code, tt.want)
+			}
+		})
+	}
+}
