@@ -81,24 +81,17 @@ func run(m *testing.M) int {
 
 // startController runs the controller in-process, as `gantry controller` does. It may run
 // again after the previous one stopped (restart tests).
-func startController(ctx context.Context) (context.CancelFunc, error) {
-	mgr, err := controllers.NewManager(cfg, controllers.ManagerOptions{MetricsAddress: "0", Restartable: true})
+func startController(_ context.Context) (context.CancelFunc, error) {
+	stop, err := controllers.Start(cfg, controllers.ManagerOptions{MetricsAddress: "0", Restartable: true},
+		controllers.Options{ControllerNamespace: controllerNS, PolicyStatusInterval: 100 * time.Millisecond})
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	if err := controllers.Setup(ctx, mgr, controllers.Options{ControllerNamespace: controllerNS, PolicyStatusInterval: 100 * time.Millisecond}); err != nil {
-		cancel()
-		return nil, err
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := mgr.Start(ctx); err != nil {
+	return func() {
+		if err := stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "manager:", err)
 		}
-	}()
-	return func() { cancel(); <-done }, nil
+	}, nil
 }
 
 // namespace creates a fresh namespace for a test.

@@ -314,18 +314,11 @@ func gc(ns, name, kind, target, def string) *v1alpha1.GatewayConfig {
 }
 
 func startController(cfg *rest.Config) (func(), error) {
-	mgr, err := controllers.NewManager(cfg, controllers.ManagerOptions{MetricsAddress: "0", Restartable: true})
+	stop, err := controllers.Start(cfg, controllers.ManagerOptions{MetricsAddress: "0", Restartable: true}, controllers.Options{ControllerNamespace: controllerNS})
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := controllers.Setup(ctx, mgr, controllers.Options{ControllerNamespace: controllerNS}); err != nil {
-		cancel()
-		return nil, err
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	return func() { cancel(); <-done }, nil
+	return func() { _ = stop() }, nil
 }
 
 func waitProgrammed(ctx context.Context, c client.Client, n int) error {

@@ -1,7 +1,6 @@
 package install_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -152,22 +151,15 @@ func TestInstallRunUninstall(t *testing.T) {
 func startController(t *testing.T, cfg *rest.Config, ns string) func() {
 	t.Helper()
 	ctrl.SetLogger(zap.New(zap.UseDevMode(true), zap.Level(zapcore.ErrorLevel)))
-	mgr, err := controllers.NewManager(cfg, controllers.ManagerOptions{MetricsAddress: "0"})
+	run, err := controllers.Start(cfg, controllers.ManagerOptions{MetricsAddress: "0"}, controllers.Options{ControllerNamespace: ns})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := controllers.Setup(ctx, mgr, controllers.Options{ControllerNamespace: ns}); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
 	stopped := false
 	stop := func() {
 		if !stopped {
 			stopped = true
-			cancel()
-			if err := <-done; err != nil {
+			if err := run(); err != nil {
 				t.Errorf("controller: %v", err)
 			}
 		}

@@ -69,21 +69,11 @@ func Run(ctx context.Context, out io.Writer, o Options) (err error) {
 		defer os.Remove(o.Kubeconfig)
 	}
 
-	mgr, err := controllers.NewManager(cfg, controllers.ManagerOptions{MetricsAddress: "0"})
+	stopController, err := controllers.Start(cfg, controllers.ManagerOptions{MetricsAddress: "0"}, controllers.Options{})
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	if err := controllers.Setup(ctx, mgr, controllers.Options{}); err != nil {
-		return err
-	}
-	mgrDone := make(chan error, 1)
-	go func() { mgrDone <- mgr.Start(ctx) }()
-	defer func() {
-		cancel()
-		err = errors.Join(err, <-mgrDone)
-	}()
+	defer func() { err = errors.Join(err, stopController()) }()
 
 	c, err := client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
 	if err != nil {
@@ -112,11 +102,7 @@ func Run(ctx context.Context, out io.Writer, o Options) (err error) {
 	if o.Kubeconfig != "" {
 		fmt.Fprintf(out, "\nThe playground is running. Try:\n  kubectl --kubeconfig %s get gateways,gatewayconfigs,gatewayclassconfigs -A\nPress Ctrl-C to stop it and clean up.\n", o.Kubeconfig)
 	}
-	select {
-	case <-ctx.Done():
-	case err := <-mgrDone:
-		mgrDone <- err
-	}
+	<-ctx.Done()
 	return nil
 }
 
