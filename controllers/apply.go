@@ -2,6 +2,9 @@ package controllers
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -42,9 +45,15 @@ func (k objectKey) String() string {
 // toApply turns desired objects into what is applied: the owner annotation, and an owner
 // reference to the Gateway or HTTPRoute for namespaced objects (cluster-scoped ones are cleaned
 // up through the Gateway's finalizer instead).
-func (r *GatewayReconciler) toApply(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, objs []desired.Object) ([]*unstructured.Unstructured, bool, error) {
-	var out []*unstructured.Unstructured
-	clusterScoped := false
+func (r *GatewayReconciler) toApply(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, objs []desired.Object) (out []*unstructured.Unstructured, clusterScoped bool, err error) {
+	defer func() {
+		for _, u := range out {
+			if e := stampRenderHash(u); e != nil && err == nil {
+				out, clusterScoped, err = nil, false, e
+				return
+			}
+		}
+	}()
 	for _, d := range objs {
 		u := &unstructured.Unstructured{Object: d.Object}
 		ann := u.GetAnnotations()
@@ -75,6 +84,20 @@ func (r *GatewayReconciler) toApply(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, 
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// stampRenderHash records a hash of the object as rendered in an annotation (see
+// v1alpha1.AnnotationRenderHash).
+func stampRenderHash(u *unstructured.Unstructured) error {
+	b, err := json.Marshal(u.Object) // encoding/json sorts map keys: the same render, the same bytes
+	if err != nil {
+		return fmt.Errorf("hash %s: %w", keyOf(u), err)
+	}
+	sum := sha256.Sum256(b)
+	ann := u.GetAnnotations()
+	ann[v1alpha1.AnnotationRenderHash] = hex.EncodeToString(sum[:12])
+	u.SetAnnotations(ann)
+	return nil
+}
 
 // conflictError is an object that exists but is not Gantry's (or is another Gateway's).
 type conflictError struct {

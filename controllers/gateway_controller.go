@@ -154,14 +154,20 @@ func (r *GatewayReconciler) keep(gw *gwv1.Gateway, in *desired.Input, res *desir
 	}
 	for _, rt := range res.Routes {
 		route := desired.LabelValue(rt.Name)
-		for _, p := range rt.Pending {
-			keep[templateOf(rt.Namespace, route, desired.LabelValue(templateKey(p.Template)))] = true
+		// A route template's cluster-scoped objects have no namespace to name the route's by.
+		for _, ns := range []string{rt.Namespace, ""} {
+			for _, p := range rt.Pending {
+				keep[templateOf(ns, route, desired.LabelValue(templateKey(p.Template)))] = true
+			}
+			if rt.Err == nil {
+				continue
+			}
+			for _, key := range routeTemplateKeys(in.Blueprint) {
+				keep[templateOf(ns, route, desired.LabelValue(key))] = true
+			}
 		}
 		if rt.Err == nil {
 			continue
-		}
-		for _, key := range routeTemplateKeys(in.Blueprint) {
-			keep[templateOf(rt.Namespace, route, desired.LabelValue(key))] = true
 		}
 		if i := slices.IndexFunc(in.Routes, func(x *gwv1.HTTPRoute) bool { return x.Namespace == rt.Namespace && x.Name == rt.Name }); i >= 0 && r.Recorder != nil {
 			r.Recorder.Eventf(in.Routes[i], gw, corev1.EventTypeWarning, desired.ReasonRenderFailed, "Render", "%s", truncate(rt.Err.Error()))
@@ -217,7 +223,9 @@ func (r *GatewayReconciler) dropFinalizer(ctx context.Context, gw *gwv1.Gateway)
 		return err
 	}
 	for _, o := range owned {
-		if o.GetNamespace() == "" {
+		// A kept object stays by request, also when its Gateway goes; it must not hold the
+		// Gateway's deletion up.
+		if o.GetNamespace() == "" && o.GetAnnotations()[v1alpha1.AnnotationKeep] != "true" {
 			// The delete was sent; its watch event is on the way.
 			return fmt.Errorf("waiting for %s to be deleted: %w", keyOf(o), errCacheBehind)
 		}

@@ -255,6 +255,9 @@ func (b *Blueprint) RenderRoute(in *Input) (*Output, error) {
 }
 
 func (b *Blueprint) render(in *Input, set []*compiled, status *compiled) (*Output, error) {
+	checked := *in
+	checked.Tainted = withVariants(in.Tainted)
+	in = &checked
 	x, err := b.newExecution(in)
 	if err != nil {
 		return nil, err

@@ -133,3 +133,27 @@ func withPlaceholder(v any, s string) any {
 		return v
 	}
 }
+
+// withVariants adds the forms the commonest sprig functions give each tainted value (trim,
+// lower, upper), so that a template piping a tenant value through one of them is checked as
+// if it used the value itself. Other transformations (trunc, replace, b64dec, …) are not
+// followed: templates must quote or toYaml tenant values.
+func withVariants(tainted []Tainted) []Tainted {
+	if len(tainted) == 0 {
+		return tainted
+	}
+	out := slices.Clone(tainted)
+	seen := make(map[string]bool, len(tainted))
+	for _, t := range tainted {
+		seen[t.Value] = true
+	}
+	for _, t := range tainted {
+		for _, f := range []string{strings.TrimSpace(t.Value), strings.ToLower(t.Value), strings.ToUpper(t.Value)} {
+			if !seen[f] && structural(f) {
+				seen[f] = true
+				out = append(out, Tainted{Value: f, Origin: t.Origin})
+			}
+		}
+	}
+	return out
+}

@@ -297,3 +297,26 @@ func TestTenantStringsAsData(t *testing.T) {
 		})
 	}
 }
+
+// TestTransformedInjection: the forms trim, lower and upper give a tenant value are checked as
+// the value itself is.
+func TestTransformedInjection(t *testing.T) {
+	for _, fn := range []string{"trim", "lower", "upper"} {
+		t.Run(fn, func(t *testing.T) {
+			spec := &v1alpha1.GatewayClassBlueprintSpec{GatewayTemplate: v1alpha1.GatewayTemplate{ResourceTemplates: map[string]string{
+				"cm": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  sa: {{ .Values.sa | " + fn + " }}\n",
+			}}}
+			bp, err := render.Compile("bp", spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			value := "  x\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: pwned\n  "
+			values := map[string]any{"sa": value}
+			_, err = bp.RenderGateway(&render.Input{Values: values, Gateway: map[string]any{}, Namespace: "ns",
+				Tainted: render.TaintedStrings(values, func(p string) string { return "GatewayConfig ns/web value " + p })})
+			if err == nil || !strings.Contains(err.Error(), "GatewayConfig ns/web value sa") {
+				t.Fatalf("%s of an injected value: err = %v, want an error naming the GatewayConfig value", fn, err)
+			}
+		})
+	}
+}

@@ -15,6 +15,10 @@ const (
 	AnnotationOwner = "gateway.gantry.dev/owner"
 	// LabelHTTPRoute names the HTTPRoute a route template rendered an object for.
 	LabelHTTPRoute = "gateway.gantry.dev/httproute-name"
+	// AnnotationRenderHash is a hash of the object as last rendered. Apply is skipped when the
+	// live object already holds the render; the hash makes a render that dropped a field differ
+	// from the live object, so that server-side apply removes the field.
+	AnnotationRenderHash = "gateway.gantry.dev/render-hash"
 	// AnnotationKeep on a rendered object stops Gantry from pruning it when the blueprint no
 	// longer renders it.
 	AnnotationKeep = "gateway.gantry.dev/keep"
