@@ -175,6 +175,7 @@ func (r *GatewayReconciler) prune(ctx context.Context, objs []*unstructured.Unst
 		want[keyOf(o)] = true
 	}
 	var pruned []objectKey
+	changed := false
 	seen := map[objectKey]bool{}
 	for _, o := range owned {
 		k := keyOf(o)
@@ -182,12 +183,22 @@ func (r *GatewayReconciler) prune(ctx context.Context, objs []*unstructured.Unst
 			continue
 		}
 		seen[k] = true // the same object may be listed under two versions of its kind
-		uid := o.GetUID()
-		if err := r.Client.Delete(ctx, o, client.Preconditions{UID: &uid}, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		// Conditional on the version the decision was made from: an object changed since —
+		// annotated to be kept, or no longer Gantry's — is looked at again, not deleted.
+		uid, rv := o.GetUID(), o.GetResourceVersion()
+		err := r.Client.Delete(ctx, o, client.Preconditions{UID: &uid, ResourceVersion: &rv}, client.PropagationPolicy(metav1.DeletePropagationBackground))
+		switch {
+		case apierrors.IsConflict(err):
+			changed = true
+			continue
+		case err != nil && !apierrors.IsNotFound(err):
 			return pruned, fmt.Errorf("prune %s: %w", k, err)
 		}
 		r.tracker.forgetApplied(k)
 		pruned = append(pruned, k)
+	}
+	if changed {
+		return pruned, fmt.Errorf("an object to prune changed since it was read: %w", errCacheBehind)
 	}
 	return pruned, nil
 }
