@@ -168,7 +168,6 @@ func measure(n int) (*Result, error) {
 	res.Objects = 4 * n
 	res.WriteBudget = int(math.Floor(1.05 * float64(res.Objects+n+res.Policies)))
 
-
 	cnt := &counter{}
 	ccfg := rest.CopyConfig(cfg)
 	ccfg.QPS, ccfg.Burst = 500, 1000 // client-go's default of 5 QPS would measure the throttle
