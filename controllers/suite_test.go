@@ -105,19 +105,9 @@ func namespace(t *testing.T, labels map[string]string) string {
 	return name
 }
 
-// eventually polls check until it returns nil, failing the test with its last error. The
-// deadline is generous for a loaded machine; a passing check returns at once.
 func eventually(t *testing.T, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(45 * time.Second)
-	var err error
-	for time.Now().Before(deadline) {
-		if err = check(); err == nil {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("%s: %v", what, err)
+	testenv.Eventually(t, what, check)
 }
 
 // loadBlueprint loads one of the ready blueprints (blueprints/<name>/blueprint.yaml).
