@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
@@ -38,6 +39,13 @@ func (r *GatewayClassReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if class.Spec.ControllerName != v1alpha1.ControllerName {
+		return ctrl.Result{}, nil
+	}
+	if err := r.holdWhileUsed(ctx, class); err != nil {
+		return requeueIfBehind(ctrl.Result{}, err)
+	}
+	if !class.DeletionTimestamp.IsZero() {
+		// Going away, possibly held by its Gateways: they say so; its own status no longer matters.
 		return ctrl.Result{}, nil
 	}
 	next := class.DeepCopy()
@@ -78,6 +86,42 @@ func (r *GatewayClassReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return ctrl.Result{}, nil
 	}
 	return requeueIfBehind(ctrl.Result{}, r.statusWrites.patch(ctx, r.Client, class, next))
+}
+
+// holdWhileUsed keeps Gateway API's gateway-exists finalizer on the class exactly while
+// Gateways name it, as the GatewayClass API asks: deleting a class in use then waits for its
+// Gateways, instead of leaving them without one. The Gateways are listed from the cache, which
+// may miss one created a moment ago; a Gateway that finds its class gone keeps its objects
+// anyway (classMissing), so the finalizer is a courtesy to the admin, not the only guard.
+func (r *GatewayClassReconciler) holdWhileUsed(ctx context.Context, class *gwv1.GatewayClass) error {
+	l := &gwv1.GatewayList{}
+	if err := r.Client.List(ctx, l, client.MatchingFields{indexClass: class.Name}); err != nil {
+		return fmt.Errorf("list the Gateways of GatewayClass %s: %w", class.Name, err)
+	}
+	used := len(l.Items) > 0
+	held := controllerutil.ContainsFinalizer(class, gwv1.GatewayClassFinalizerGatewaysExist)
+	// The API server refuses new finalizers on an object being deleted.
+	if used == held || used && !class.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	// Optimistic lock: a merge patch replaces the whole finalizer list, and another
+	// controller's finalizer added meanwhile must not be lost.
+	patch := client.MergeFromWithOptions(class.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	if used {
+		controllerutil.AddFinalizer(class, gwv1.GatewayClassFinalizerGatewaysExist)
+	} else {
+		controllerutil.RemoveFinalizer(class, gwv1.GatewayClassFinalizerGatewaysExist)
+	}
+	if err := r.Client.Patch(ctx, class, patch); err != nil {
+		switch {
+		case apierrors.IsConflict(err):
+			return errCacheBehind
+		case apierrors.IsNotFound(err):
+			return nil // gone: nothing left to hold
+		}
+		return fmt.Errorf("finalizer %s on GatewayClass %s: %w", gwv1.GatewayClassFinalizerGatewaysExist, class.Name, err)
+	}
+	return nil
 }
 
 // affected sets GatewayClassConfigAffected from the GatewayClassConfigs targeting the class.

@@ -77,12 +77,17 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if !g.ours || !gw.DeletionTimestamp.IsZero() {
+	// Rendered objects go only when the Gateway goes or has moved to another controller's
+	// class; a class that is missing or being deleted removes nothing.
+	if g.class == classOther || !gw.DeletionTimestamp.IsZero() {
 		r.notifyRefs(ctx, r.board.forget(req.NamespacedName, false))
 		if err := r.removeAll(ctx, req.NamespacedName, g.owned); err != nil {
 			return ctrl.Result{}, err
 		}
 		return ctrl.Result{}, r.dropFinalizer(ctx, gw)
+	}
+	if g.class != classOurs {
+		return ctrl.Result{}, r.classUnavailable(ctx, gw, g)
 	}
 	res, err := desired.Gateway(g.in)
 	if err != nil {

@@ -20,8 +20,11 @@ import (
 type gathered struct {
 	in    *desired.Input
 	owned []*unstructured.Unstructured
-	// ours is false when the Gateway's class is not served by Gantry.
-	ours bool
+	// class says whether the Gateway's class makes the Gateway Gantry's; only classOurs
+	// gathers the rest.
+	class classState
+	// className is the class the Gateway names.
+	className string
 }
 
 // gather reads everything the Gateway's desired state depends on from the cache. A missing
@@ -35,17 +38,24 @@ func (r *GatewayReconciler) gather(ctx context.Context, gw *gwv1.Gateway) (*gath
 	}
 	g.owned = owned
 
+	g.className = string(gw.Spec.GatewayClassName)
 	class := &gwv1.GatewayClass{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: string(gw.Spec.GatewayClassName)}, class); err != nil {
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: g.className}, class); err != nil {
 		if apierrors.IsNotFound(err) {
+			g.class = classMissing
 			return g, nil
 		}
 		return nil, err
 	}
-	if class.Spec.ControllerName != v1alpha1.ControllerName {
+	switch {
+	case class.Spec.ControllerName != v1alpha1.ControllerName:
+		g.class = classOther
+		return g, nil
+	case !class.DeletionTimestamp.IsZero():
+		g.class = classDeleting
 		return g, nil
 	}
-	g.ours, g.in.Class = true, class
+	g.class, g.in.Class = classOurs, class
 	if name, err := desired.BlueprintName(class); err == nil {
 		g.in.Blueprint, g.in.Compiled = r.blueprints.get(ctx, r.Client, name)
 	}

@@ -179,6 +179,12 @@ func (r *PolicyReconciler) ancestors(ctx context.Context, p policyObject) ([]gwv
 	}
 	outcomes := r.board.policy(precedence.Ref{Kind: r.Kind, Namespace: p.GetNamespace(), Name: p.GetName()})
 	if len(outcomes) == 0 {
+		// Outcomes come only from Gateways Gantry renders, so with none the target may be
+		// another controller's: then its status is not Gantry's to write, and an entry
+		// written while it was Gantry's goes.
+		if mine, err := r.servesTarget(ctx, p.GetNamespace(), ref); err != nil || !mine {
+			return nil, err
+		}
 		return one(metav1.ConditionTrue, gwv1.PolicyReasonAccepted, "no Gateway of a Gantry class is affected yet"), nil
 	}
 	gws := slices.SortedFunc(maps.Keys(outcomes), func(a, b types.NamespacedName) int {
@@ -276,6 +282,46 @@ func (r *PolicyReconciler) targetExists(ctx context.Context, ns string, ref v1al
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// servesTarget reports whether a policy's (existing) target is Gantry's: a GatewayClass naming
+// Gantry's controller, a Gateway of such a class, an HTTPRoute with such a Gateway among its
+// parents, or a Namespace (which any controller's policies may target). A Gateway whose class
+// is missing is not known to be Gantry's.
+func (r *PolicyReconciler) servesTarget(ctx context.Context, ns string, ref v1alpha1.PolicyTargetReference) (bool, error) {
+	ours := func(className string) (bool, error) {
+		class := &gwv1.GatewayClass{}
+		if err := r.Client.Get(ctx, client.ObjectKey{Name: className}, class); err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		return class.Spec.ControllerName == v1alpha1.ControllerName, nil
+	}
+	gateway := func(key client.ObjectKey) (bool, error) {
+		gw := &gwv1.Gateway{}
+		if err := r.Client.Get(ctx, key, gw); err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		return ours(string(gw.Spec.GatewayClassName))
+	}
+	switch ref.Kind {
+	case "GatewayClass":
+		return ours(string(ref.Name))
+	case "Gateway":
+		return gateway(client.ObjectKey{Namespace: ns, Name: string(ref.Name)})
+	case "HTTPRoute":
+		route := &gwv1.HTTPRoute{}
+		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: string(ref.Name)}, route); err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		for _, k := range parentKeys(route) {
+			pns, name, _ := strings.Cut(k, "/")
+			if mine, err := gateway(client.ObjectKey{Namespace: pns, Name: name}); err != nil || mine {
+				return mine, err
+			}
+		}
+		return false, nil
+	}
+	return true, nil
 }
 
 func findAncestor(as []gwv1.PolicyAncestorStatus, ref gwv1.ParentReference) *gwv1.PolicyAncestorStatus {

@@ -107,6 +107,9 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		}))).
 		Watches(&v1alpha1.GatewayClassBlueprint{}, handler.EnqueueRequestsFromMapFunc(m.blueprintClasses), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&v1alpha1.GatewayClassConfig{}, handler.EnqueueRequestsFromMapFunc(m.policyClass), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// Which Gateways name a class decides its gateway-exists finalizer; on an update the
+		// map runs for the old and the new object, so both classes are looked at.
+		Watches(&gwv1.Gateway{}, handler.EnqueueRequestsFromMapFunc(gatewayClass), builder.WithPredicates(classNameChanged)).
 		Complete(cr); err != nil {
 		return err
 	}
@@ -191,6 +194,16 @@ var specOrResync = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 		!maps.Equal(o.GetAnnotations(), n.GetAnnotations()) ||
 		!slices.Equal(o.GetFinalizers(), n.GetFinalizers())
 }}
+
+// classNameChanged passes Gateway creates and deletes, and updates that change the class.
+var classNameChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	return e.ObjectOld.(*gwv1.Gateway).Spec.GatewayClassName != e.ObjectNew.(*gwv1.Gateway).Spec.GatewayClassName
+}}
+
+// gatewayClass maps a Gateway to the class it names.
+func gatewayClass(_ context.Context, o client.Object) []reconcile.Request {
+	return requests(types.NamespacedName{Name: string(o.(*gwv1.Gateway).Spec.GatewayClassName)})
+}
 
 // mapper answers "which objects does this change affect" through the field indexes.
 type mapper struct {
