@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"go.uber.org/zap/zapcore"
@@ -67,10 +68,11 @@ func TestInstallRunUninstall(t *testing.T) {
 	tenant := "team-a"
 	mustCreate(t, admin, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenant}})
 	mustCreate(t, admin, set.Blueprints["proxy"])
-	mustCreate(t, admin, &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: "proxy"}, Spec: gwv1.GatewayClassSpec{
+	class := &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: "proxy"}, Spec: gwv1.GatewayClassSpec{
 		ControllerName: "gantry.dev/gateway-controller",
 		ParametersRef:  &gwv1.ParametersReference{Group: "gateway.gantry.dev", Kind: "GatewayClassBlueprint", Name: "proxy"},
-	}})
+	}}
+	mustCreate(t, admin, class)
 	gw := &gwv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "web"}, Spec: gwv1.GatewaySpec{
 		GatewayClassName: "proxy", Listeners: []gwv1.Listener{{Name: "http", Port: 80, Protocol: gwv1.HTTPProtocolType}},
 	}}
@@ -88,9 +90,20 @@ func TestInstallRunUninstall(t *testing.T) {
 	if err := admin.Get(ctx, client.ObjectKey{Namespace: tenant, Name: "web"}, &appsv1.Deployment{}); err != nil {
 		t.Fatalf("Deployment not rendered: %v", err)
 	}
+	// The chart lets Gantry hold the class while its Gateway exists.
+	eventually(t, "GatewayClass held by "+gwv1.GatewayClassFinalizerGatewaysExist, func() error {
+		if err := admin.Get(ctx, client.ObjectKeyFromObject(class), class); err != nil {
+			return err
+		}
+		if !slices.Contains(class.Finalizers, gwv1.GatewayClassFinalizerGatewaysExist) {
+			return fmt.Errorf("finalizers = %v", class.Finalizers)
+		}
+		return nil
+	})
 
 	// Uninstall, in the chart README's order: Gantry's Gateways first (Gantry removes what it
-	// rendered), then the release, then the CRDs.
+	// rendered), then Gantry's GatewayClasses (released once no Gateway names them), then the
+	// release, then the CRDs.
 	if err := admin.Delete(ctx, gw); err != nil {
 		t.Fatal(err)
 	}
@@ -99,6 +112,13 @@ func TestInstallRunUninstall(t *testing.T) {
 			return gone(admin.Get(ctx, client.ObjectKey{Namespace: tenant, Name: "web"}, o))
 		})
 	}
+	eventually(t, "Gateway gone", func() error { return gone(admin.Get(ctx, client.ObjectKeyFromObject(gw), gw)) })
+	if err := admin.Delete(ctx, class); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "GatewayClass deleted", func() error {
+		return gone(admin.Get(ctx, client.ObjectKeyFromObject(class), &gwv1.GatewayClass{}))
+	})
 	stop()
 	for _, o := range objs {
 		if err := admin.Delete(ctx, o); err != nil {
