@@ -150,7 +150,10 @@ func TestClassGoneKeepsObjects(t *testing.T) {
 	bp := blueprint("values", `{"a": 1}`, map[string]string{"values": valuesTemplate})
 	class := setup(t, ns, bp)
 	gw := gateway(ns, "web", class)
-	create(t, gw)
+	// A Gateway Gantry never rendered for, naming a class that does not exist: it may be
+	// another controller's, so Gantry leaves its status alone.
+	stray := gateway(ns, "stray", "absent-"+ns)
+	create(t, gw, stray)
 	waitGateway(t, ns, "web", "Programmed", metav1.ConditionTrue, "Programmed")
 	uid := configMapUID(t, ns, "web-values")
 	deletes := watchDeletes(t, ns)
@@ -193,6 +196,20 @@ func TestClassGoneKeepsObjects(t *testing.T) {
 	waitGateway(t, ns, "web", "Programmed", metav1.ConditionTrue, "Programmed")
 	waitClassFinalizer(t, class, true)
 	assertKept(t, ns, "web-values", uid, deletes)
+
+	if err := k8s.Get(ctx, client.ObjectKeyFromObject(stray), stray); err != nil {
+		t.Fatal(err)
+	}
+	if c := meta.FindStatusCondition(stray.Status.Conditions, "Accepted"); c != nil && c.Reason != "Pending" {
+		t.Errorf("a Gateway Gantry never served got Accepted %s/%s (%s)", c.Status, c.Reason, c.Message)
+	}
+
+	// Deleting the Gateway removes its objects and releases the class.
+	if err := k8s.Delete(ctx, gw); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-values"}})
+	waitClassFinalizer(t, class, false)
 }
 
 // TestGatewayMovedToOtherControllerRemovesObjects: a Gateway moved to a class whose
