@@ -116,6 +116,8 @@ func TestClassDeleteBlipKeepsObjects(t *testing.T) {
 	waitGateway(t, ns, "web", "Programmed", metav1.ConditionTrue, "Programmed")
 	uid := configMapUID(t, ns, "web-values")
 	deletes := watchDeletes(t, ns)
+	// The class reconciler holds the class once it has seen the Gateway.
+	waitClassFinalizer(t, class, true)
 
 	if err := k8s.Delete(ctx, &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: class}}); err != nil {
 		t.Fatal(err)
