@@ -279,3 +279,32 @@ func TestPolicyAncestorsOnlyForGantryGateways(t *testing.T) {
 	update(t, gw, func(gw *gwv1.Gateway) { gw.Spec.GatewayClassName = gwv1.ObjectName(other.Name) })
 	eventually(t, "Gantry's ancestor entry for the moved Gateway removed", func() error { return noEntry(mine) })
 }
+
+// TestRoutePolicyAncestorFollowsParentClass: a GatewayConfig on an HTTPRoute gets Gantry's
+// entry only while one of the route's parents is a Gantry Gateway; when that Gateway moves to
+// another controller's class, the entry goes, although neither the route nor the policy
+// changed.
+func TestRoutePolicyAncestorFollowsParentClass(t *testing.T) {
+	ns := namespace(t, nil)
+	class := setup(t, ns, blueprint("values", `{"a": 1}`, map[string]string{"values": valuesTemplate}))
+	other := gantryClass("other-"+ns, "whatever")
+	other.Spec.ControllerName = "example.com/other"
+	gw := gateway(ns, "web", class)
+	p := gatewayConfig(ns, "for-route", "HTTPRoute", "ra", `{"a": 2}`, "")
+	create(t, other, gw, httpRoute(ns, "ra", ns, "web"), p)
+	waitPolicyTarget(t, p, metav1.ConditionTrue, "Accepted")
+
+	update(t, gw, func(gw *gwv1.Gateway) { gw.Spec.GatewayClassName = gwv1.ObjectName(other.Name) })
+	eventually(t, "Gantry's ancestor entry for the route removed", func() error {
+		st, _, err := policyStatus(t.Context(), p)
+		if err != nil {
+			return err
+		}
+		for _, a := range st.Ancestors {
+			if a.ControllerName == v1alpha1.ControllerName {
+				return fmt.Errorf("ancestors %s", describeAncestors(st))
+			}
+		}
+		return nil
+	})
+}
