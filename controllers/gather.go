@@ -27,8 +27,10 @@ type gathered struct {
 	className string
 }
 
-// gather reads everything the Gateway's desired state depends on from the cache. A missing
-// class or blueprint is a nil field; desired.Gateway says what that means.
+// gather reads everything the Gateway's desired state depends on from the cache. A class that
+// is missing, being deleted or another controller's ends the gathering (g.class says which,
+// the reconciler decides); a missing blueprint is a nil field, and desired.Gateway says what
+// that means.
 func (r *GatewayReconciler) gather(ctx context.Context, gw *gwv1.Gateway) (*gathered, error) {
 	key := types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}
 	g := &gathered{in: &desired.Input{ControllerNamespace: r.ControllerNamespace, Gateway: gw, IsNamespaced: r.isNamespaced}}
