@@ -85,6 +85,7 @@ func Gateway(in *Input) (*Result, error) {
 		Namespace:    gw.Namespace,
 		Tainted:      append(tenantValues(values), gwTainted...),
 		IsNamespaced: in.IsNamespaced,
+		Limits:       in.Limits,
 	})
 	if err != nil {
 		return &Result{Values: values}, fail(ReasonRenderFailed, err)
@@ -139,6 +140,7 @@ func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r *gwv1.
 		Namespace:    r.Namespace,
 		Tainted:      tainted,
 		IsNamespaced: in.IsNamespaced,
+		Limits:       in.Limits,
 	})
 	if err != nil {
 		return values, nil, nil, err

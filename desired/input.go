@@ -41,6 +41,9 @@ type Input struct {
 	// IsNamespaced reports a kind's scope (the controller asks the API server); nil uses
 	// render's table of built-in cluster-scoped kinds.
 	IsNamespaced func(schema.GroupVersionKind) (bool, error)
+	// Limits bound each render (the Gateway's, and each route's); zero fields take
+	// render.DefaultLimits.
+	Limits render.Limits
 }
 
 // Result is the desired state of one Gateway.
