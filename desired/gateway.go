@@ -16,6 +16,12 @@ import (
 	"gantry.dev/gantry/render"
 )
 
+// Template field paths, as render.Error names templates.
+const (
+	gatewayTemplatePrefix = "gatewayTemplate.resourceTemplates."
+	routeTemplatePrefix   = "httpRouteTemplate.resourceTemplates."
+)
+
 // Reasons say, for a status condition, why the desired state could not be computed.
 const (
 	// ReasonInvalidParameters: the class's blueprint is missing or does not compile.
@@ -90,6 +96,10 @@ func Gateway(in *Input) (*Result, error) {
 	if err != nil {
 		return &Result{Values: values}, fail(ReasonRenderFailed, err)
 	}
+	rendered := claims{}
+	if err := rendered.claim(bp.Name, gatewayTemplatePrefix, "", out.Objects); err != nil {
+		return &Result{Values: values}, fail(ReasonRenderFailed, err)
+	}
 	owner := Owner{Kind: "Gateway", NamespacedName: types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}}
 	res.Objects = appendObjects(res.Objects, gw, owner, out.Objects)
 	res.Pending = out.Pending
@@ -105,6 +115,10 @@ func Gateway(in *Input) (*Result, error) {
 		route := res.route(key)
 		values, objs, pending, err := renderRoute(bp, pin, in, r, gwMap, gwTainted, att.hostnames)
 		route.Values, route.Pending = values, pending
+		if err == nil {
+			// An object of the Gateway's or of another route's is not this route's to render.
+			err = rendered.claim(bp.Name, routeTemplatePrefix, "HTTPRoute "+key.String(), objs)
+		}
 		if err != nil {
 			// One route's failure is that route's: the Gateway and its other routes go on, and
 			// this route's earlier objects stay until it renders again.
