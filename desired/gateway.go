@@ -212,6 +212,9 @@ func checkSchema(bp *render.Blueprint, values *precedence.Result) error {
 			by = "set by " + leaf.Source.String()
 		} else if leaf, ok := removedBy(values, path, v.Missing); ok {
 			by = "removed by " + leaf.Source.String()
+		} else if srcs := setUnder(values, path); len(srcs) > 0 && len(v.Missing) == 0 {
+			// A map or list too large is made of the keys or items each object set.
+			by = "its entries set by " + strings.Join(srcs, ", ")
 		}
 		errs = append(errs, fmt.Errorf("%s: %s (%s)", where, v.Msg, by))
 	}
@@ -227,6 +230,19 @@ func removedBy(values *precedence.Result, path precedence.Path, missing []string
 		}
 	}
 	return precedence.Leaf{}, false
+}
+
+// setUnder lists, once each and in order, the objects that set a value under path.
+func setUnder(values *precedence.Result, path precedence.Path) []string {
+	var out []string
+	for _, l := range values.Leaves {
+		if !l.Removed && len(l.Path) > len(path) && slices.Equal(l.Path[:len(path)], path) {
+			if s := l.Source.String(); !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
 
 // tenantValues lists the tenant strings among the effective values, named by policy and path.
