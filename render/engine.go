@@ -229,6 +229,9 @@ type Input struct {
 	Tainted []Tainted
 	// IsNamespaced reports a kind's scope; nil uses a table of the built-in cluster-scoped kinds.
 	IsNamespaced func(schema.GroupVersionKind) (bool, error)
+	// CustomKinds maps kinds of groups the API server does not serve by itself (CRDs found in
+	// `gantry render` input) to whether they are namespaced; used only when IsNamespaced is nil.
+	CustomKinds map[schema.GroupKind]bool
 	// Limits bound the render; zero fields take the defaults.
 	Limits Limits
 }
