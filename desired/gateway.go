@@ -92,6 +92,7 @@ func Gateway(in *Input) (*Result, error) {
 		Tainted:      append(tenantValues(values), gwTainted...),
 		IsNamespaced: in.IsNamespaced,
 		Limits:       in.Limits,
+		CustomKinds:  in.CustomKinds,
 	})
 	if err != nil {
 		return &Result{Values: values}, fail(ReasonRenderFailed, err)
@@ -155,6 +156,7 @@ func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r *gwv1.
 		Tainted:      tainted,
 		IsNamespaced: in.IsNamespaced,
 		Limits:       in.Limits,
+		CustomKinds:  in.CustomKinds,
 	})
 	if err != nil {
 		return values, nil, nil, err
