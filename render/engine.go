@@ -489,6 +489,10 @@ func (x *execution) run(c *compiled) (text string, pending *Pending, err error) 
 			err = &Error{Blueprint: x.b.Name, Template: c.field, Msg: fmt.Sprintf("template panicked: %v", r)}
 		}
 	}()
+	if spent := x.budget.err; spent != nil {
+		// An earlier template exceeded the budget (and says so); this one did not run.
+		return "", nil, &Error{Blueprint: x.b.Name, Template: c.field, Msg: "not rendered: an earlier template exceeded the render's budget"}
+	}
 	buf := budgetWriter{budget: &x.budget}
 	x.depth = 0
 	if execErr := x.t.ExecuteTemplate(&buf, c.field, x.data); execErr != nil {

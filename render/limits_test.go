@@ -94,6 +94,24 @@ func TestBudgetLoopsThatWriteNothing(t *testing.T) {
 	budgetErr(t, `{{ range 1000000000 }}{{ end }}`, render.Limits{MaxSteps: -1, Timeout: 200 * time.Millisecond}, "time")
 }
 
+// Once one template has spent the budget, the next ones say they did not run rather than
+// repeat the first one's error as their own.
+func TestBudgetSpentNamesTheTemplateThatSpentIt(t *testing.T) {
+	b := mustCompile(t, gatewaySpec(map[string]string{"a": "{{ until 100000000 }}", "b": configMap("b")}))
+	_, err := b.RenderGateway(input(nil))
+	if err == nil {
+		t.Fatal("rendered")
+	}
+	for _, want := range []string{
+		"gatewayTemplate.resourceTemplates.a:1: render budget exceeded: until 100000000",
+		"gatewayTemplate.resourceTemplates.b: not rendered: an earlier template exceeded",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+}
+
 func TestBudgetIncludeAndTpl(t *testing.T) {
 	budgetErr(t, `{{ define "a" }}{{ range 1000000000 }}{{ end }}{{ end }}{{ include "a" . }}`, render.Limits{}, "steps")
 	budgetErr(t, `{{ tpl "{{ range 1000000000 }}{{ end }}" . }}`, render.Limits{}, "steps")
