@@ -80,16 +80,19 @@ metadata:
 }
 
 func TestBudgetLoopsThatWriteNothing(t *testing.T) {
+	// A step budget smaller than the default and a generous clock, so that the step budget
+	// is what stops them, deterministically, even on a busy machine or under -race.
+	steps := render.Limits{MaxSteps: 100000, Timeout: time.Minute}
 	// Nested ranges, each within the until cap, that write nothing: only the step budget or
 	// the clock stop them.
 	budgetErr(t, `{{ range until 10000 }}{{ range until 10000 }}{{ range until 10000 }}{{ end }}{{ end }}{{ end }}`,
-		render.Limits{}, "steps")
+		steps, "steps")
 	// Go's range over an integer calls no function at all.
-	budgetErr(t, `{{ range 1000000000 }}{{ end }}`, render.Limits{}, "steps")
+	budgetErr(t, `{{ range 1000000000 }}{{ end }}`, steps, "steps")
 	// Template recursion that doubles at each level, 40 levels deep (text/template's depth
 	// limit of 100000 does not stop it).
 	budgetErr(t, `{{ define "a" }}{{ if lt (len .) 40 }}{{ template "a" (append . 1) }}{{ template "a" (append . 1) }}{{ end }}{{ end }}{{ template "a" list }}`,
-		render.Limits{}, "steps")
+		steps, "steps")
 	// With no step budget the clock stops them.
 	budgetErr(t, `{{ range 1000000000 }}{{ end }}`, render.Limits{MaxSteps: -1, Timeout: 200 * time.Millisecond}, "time")
 }
@@ -113,7 +116,8 @@ func TestBudgetSpentNamesTheTemplateThatSpentIt(t *testing.T) {
 }
 
 func TestBudgetIncludeAndTpl(t *testing.T) {
-	budgetErr(t, `{{ define "a" }}{{ range 1000000000 }}{{ end }}{{ end }}{{ include "a" . }}`, render.Limits{}, "steps")
-	budgetErr(t, `{{ tpl "{{ range 1000000000 }}{{ end }}" . }}`, render.Limits{}, "steps")
+	steps := render.Limits{MaxSteps: 100000, Timeout: time.Minute}
+	budgetErr(t, `{{ define "a" }}{{ range 1000000000 }}{{ end }}{{ end }}{{ include "a" . }}`, steps, "steps")
+	budgetErr(t, `{{ tpl "{{ range 1000000000 }}{{ end }}" . }}`, steps, "steps")
 	budgetErr(t, `{{ define "a" }}{{ repeat 1000000 "x" }}{{ end }}{{ range until 100 }}{{ $x := include "a" . }}{{ end }}`, render.Limits{}, "output")
 }
