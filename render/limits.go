@@ -3,6 +3,7 @@ package render
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 	"text/template"
@@ -202,6 +203,13 @@ func instrument(tree *parse.Tree) {
 	}
 	visit = func(n parse.Node) {
 		switch n := n.(type) {
+		case *parse.ActionNode:
+			// A printing action (not an assignment): check what it prints before fmt does,
+			// unless it ends in a function that returns a string (already checked or small).
+			if p := n.Pipe; p != nil && len(p.Decl) == 0 && len(p.Cmds) > 0 && !isStep(n) && !isOut(p) && !endsInString(p) {
+				id := parse.NewIdentifier(outFunc).SetPos(n.Pos)
+				p.Cmds = append(p.Cmds, &parse.CommandNode{NodeType: parse.NodeCommand, Pos: n.Pos, Args: []parse.Node{id}})
+			}
 		case *parse.ListNode:
 			if n != nil {
 				for _, c := range n.Nodes {
@@ -222,6 +230,34 @@ func instrument(tree *parse.Tree) {
 	}
 	visit(tree.Root)
 	prepend(tree.Root, tree.Root.Pos, 1)
+}
+
+// stringFuncs are the functions that return a string, whose output an action prints as is.
+var stringFuncs = func() map[string]bool {
+	m := map[string]bool{"print": true, "printf": true, "println": true, "html": true, "js": true, "urlquery": true}
+	for name, fn := range baseFuncs() {
+		if t := reflect.TypeOf(fn); t.Kind() == reflect.Func && t.NumOut() >= 1 && t.Out(0).Kind() == reflect.String {
+			m[name] = true
+		}
+	}
+	return m
+}()
+
+func endsInString(p *parse.PipeNode) bool {
+	last := p.Cmds[len(p.Cmds)-1]
+	switch a := last.Args[0].(type) {
+	case *parse.IdentifierNode:
+		return stringFuncs[a.Ident]
+	case *parse.StringNode, *parse.NumberNode, *parse.BoolNode:
+		return len(last.Args) == 1
+	}
+	return false
+}
+
+func isOut(p *parse.PipeNode) bool {
+	last := p.Cmds[len(p.Cmds)-1]
+	id, ok := last.Args[0].(*parse.IdentifierNode)
+	return ok && len(last.Args) == 1 && id.Ident == outFunc
 }
 
 func isStep(n parse.Node) bool {
@@ -255,8 +291,9 @@ func (x *execution) bounded() template.FuncMap {
 	regexSize := func(fn, s, repl string) error {
 		return b.size(fn, len(s)+mul(len(s)+1, len(repl)+mul(len(s), strings.Count(repl, "$"))))
 	}
-	return template.FuncMap{
+	fm := template.FuncMap{
 		stepFunc: b.step,
+		outFunc:  b.out,
 		// fmt caps each width and precision at a million, but a format may hold many.
 		"printf": func(format string, args ...any) (string, error) {
 			n := len(format)
@@ -274,6 +311,11 @@ func (x *execution) bounded() template.FuncMap {
 			}
 			if err := b.size("printf", n); err != nil {
 				return "", err
+			}
+			for _, a := range args {
+				if _, ok := a.(string); !ok && b.limits.MaxBytes > 0 && sizeOf(a, b.limits.MaxBytes) > b.limits.MaxBytes {
+					return "", b.fail("render budget exceeded: output: printf of a value larger than %d bytes (--render-max-bytes)", b.limits.MaxBytes)
+				}
 			}
 			return fmt.Sprintf(format, args...), nil
 		},
@@ -369,6 +411,15 @@ func (x *execution) bounded() template.FuncMap {
 			return mustRegexReplaceAllLiteral(regex, s, repl)
 		},
 	}
+	base := baseFuncs()
+	// text/template's own; a FuncMap entry takes precedence over a builtin.
+	base["print"], base["println"] = fmt.Sprint, fmt.Sprintln
+	for _, name := range walking {
+		if fn, ok := base[name]; ok {
+			fm[name] = b.sized(name, fn)
+		}
+	}
+	return fm
 }
 
 var digits = regexp.MustCompile(`[0-9]{1,7}`)
@@ -392,4 +443,129 @@ func mul(a, b int) int {
 func budgetExceeded(err error) (*budgetError, bool) {
 	var b *budgetError
 	return b, errors.As(err, &b)
+}
+
+// sizeOf is the size of v as a function that walks it (an encoder, fmt, a deep copy) sees
+// it: the length of its strings plus one per element, counting a list or map each time it is
+// reached, so that a value holding another twice counts it twice. It stops once over limit:
+// a value built by doubling references is refused after limit steps, not expanded.
+func sizeOf(v any, limit int) int {
+	n := 0
+	var walk func(v any)
+	walk = func(v any) {
+		if n > limit {
+			return
+		}
+		n++
+		switch v := v.(type) {
+		case nil, bool, int, int64, float64:
+		case string:
+			n += len(v)
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		case map[string]any:
+			for k, e := range v {
+				n += len(k)
+				walk(e)
+			}
+		default:
+			r := reflect.ValueOf(v)
+			switch r.Kind() {
+			case reflect.String:
+				n += r.Len()
+			case reflect.Slice, reflect.Array:
+				if r.Type().Elem().Kind() == reflect.Uint8 {
+					n += r.Len()
+					return
+				}
+				for i := 0; i < r.Len() && n <= limit; i++ {
+					walk(r.Index(i).Interface())
+				}
+			case reflect.Map:
+				for it := r.MapRange(); it.Next() && n <= limit; {
+					walk(it.Key().Interface())
+					walk(it.Value().Interface())
+				}
+			case reflect.Pointer, reflect.Interface:
+				if !r.IsNil() {
+					walk(r.Elem().Interface())
+				}
+			}
+		}
+	}
+	walk(v)
+	return n
+}
+
+// walking are the functions whose cost grows with the whole of their arguments, walked or
+// copied: encoders, fmt-based printing and joining, deep copies. Their arguments and result
+// must fit the output budget.
+// (Functions of one string whose result is at most a constant times its length, like upper or
+// b64enc, are bounded by the check on the values that reach them: each step of a chain of them
+// passes through an action or one of these.)
+var walking = []string{
+	"toJson", "toPrettyJson", "toRawJson", "toYaml", "toString", "toStrings", "print", "println",
+	"cat", "join", "deepCopy", "mustDeepCopy", "sortAlpha", "concat", "b64enc", "b32enc",
+}
+
+// sized wraps fn so that it refuses arguments and results larger than the output budget.
+// reflect.MakeFunc keeps each function's own signature, which text/template relies on to
+// convert arguments; the cost is one reflective call, paid only by these functions.
+func (b *budget) sized(name string, fn any) any {
+	v := reflect.ValueOf(fn)
+	check := func(vals []reflect.Value) error {
+		if b.limits.MaxBytes <= 0 {
+			return nil
+		}
+		for _, a := range vals {
+			if a.Kind() == reflect.Interface && a.IsNil() || !a.CanInterface() {
+				continue
+			}
+			if sizeOf(a.Interface(), b.limits.MaxBytes) > b.limits.MaxBytes {
+				return b.fail("render budget exceeded: output: %s of a value larger than %d bytes (--render-max-bytes)", name, b.limits.MaxBytes)
+			}
+		}
+		return nil
+	}
+	t := v.Type()
+	hasErr := t.NumOut() == 2
+	return reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {
+		fail := func(err error) []reflect.Value {
+			out := []reflect.Value{reflect.Zero(t.Out(0))}
+			if hasErr {
+				out = append(out, reflect.ValueOf(&err).Elem())
+			} else {
+				panic(err) // text/template reports a panic in a function as its error
+			}
+			return out
+		}
+		if err := check(args); err != nil {
+			return fail(err)
+		}
+		var out []reflect.Value
+		if t.IsVariadic() {
+			out = v.CallSlice(args)
+		} else {
+			out = v.Call(args)
+		}
+		if err := check(out[:1]); err != nil {
+			return fail(err)
+		}
+		return out
+	}).Interface()
+}
+
+// outFunc is appended to every printing action, so that what an action prints is checked
+// before fmt expands it: fmt formats a whole value in memory before writing any of it.
+const outFunc = "gantryOut"
+
+func (b *budget) out(v any) (any, error) {
+	if b.limits.MaxBytes > 0 {
+		if _, ok := v.(string); !ok && sizeOf(v, b.limits.MaxBytes) > b.limits.MaxBytes {
+			return nil, b.fail("render budget exceeded: output: printing a value larger than %d bytes (--render-max-bytes)", b.limits.MaxBytes)
+		}
+	}
+	return v, nil
 }

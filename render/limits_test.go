@@ -121,3 +121,16 @@ func TestBudgetIncludeAndTpl(t *testing.T) {
 	budgetErr(t, `{{ tpl "{{ range 1000000000 }}{{ end }}" . }}`, steps, "steps")
 	budgetErr(t, `{{ define "a" }}{{ repeat 1000000 "x" }}{{ end }}{{ range until 100 }}{{ $x := include "a" . }}{{ end }}`, render.Limits{}, "output")
 }
+
+// Values that grow without being written: a list that holds itself twice doubles at each
+// step while its memory grows by one element, then a function that walks it (toJson, print,
+// or printing it) expands it all at once; a string passed twice to print doubles.
+func TestBudgetValuesThatDouble(t *testing.T) {
+	dag := `{{ $l := list 1 }}{{ range until 24 }}{{ $l = list $l $l }}{{ end }}`
+	budgetErr(t, dag+`{{ $x := toJson $l }}`, render.Limits{}, "output")
+	budgetErr(t, dag+`{{ $x := print $l }}`, render.Limits{}, "output")
+	budgetErr(t, dag+`{{ $x := deepCopy $l }}`, render.Limits{}, "output")
+	budgetErr(t, dag+`{{ $l }}`, render.Limits{}, "output")
+	budgetErr(t, `{{ $s := "xx" }}{{ range until 30 }}{{ $s = print $s $s }}{{ end }}`, render.Limits{}, "output")
+	budgetErr(t, `{{ $s := "xx" }}{{ range until 80 }}{{ $s = b64enc $s }}{{ end }}`, render.Limits{}, "output")
+}
