@@ -411,6 +411,16 @@ func (x *execution) bounded() template.FuncMap {
 			return mustRegexReplaceAllLiteral(regex, s, repl)
 		},
 	}
+	// derivePassword runs scrypt (32 MiB, tens of milliseconds) per call: read the clock before
+	// each, not every 1024 steps.
+	if fn, ok := f["derivePassword"].(func(uint32, string, string, string, string) string); ok {
+		fm["derivePassword"] = func(counter uint32, typ, password, user, site string) (string, error) {
+			if err := b.clock(); err != nil {
+				return "", err
+			}
+			return fn(counter, typ, password, user, site), nil
+		}
+	}
 	base := baseFuncs()
 	// text/template's own; a FuncMap entry takes precedence over a builtin.
 	base["print"], base["println"] = fmt.Sprint, fmt.Sprintln

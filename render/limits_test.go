@@ -97,6 +97,12 @@ func TestBudgetLoopsThatWriteNothing(t *testing.T) {
 	budgetErr(t, `{{ range 1000000000 }}{{ end }}`, render.Limits{MaxSteps: -1, Timeout: 200 * time.Millisecond}, "time")
 }
 
+// Each derivePassword runs scrypt: the clock is read before every call.
+func TestBudgetExpensiveCalls(t *testing.T) {
+	budgetErr(t, `{{ range until 1000 }}{{ $x := derivePassword 1 "long" "p" "u" "s" }}{{ end }}`,
+		render.Limits{Timeout: 300 * time.Millisecond}, "time")
+}
+
 // Once one template has spent the budget, the next ones say they did not run rather than
 // repeat the first one's error as their own.
 func TestBudgetSpentNamesTheTemplateThatSpentIt(t *testing.T) {
