@@ -30,6 +30,7 @@ import (
 	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/desired"
 	"gantry.dev/gantry/precedence"
+	"gantry.dev/gantry/render"
 )
 
 // conflictRecheck is how often a Gateway blocked by an object that is not its own looks again.
@@ -45,7 +46,9 @@ type GatewayReconciler struct {
 	// APIReader reads past the cache, to see objects Gantry does not watch before writing them.
 	APIReader           client.Reader
 	ControllerNamespace string
-	Recorder            events.EventRecorder
+	// RenderLimits bound each render.
+	RenderLimits render.Limits
+	Recorder     events.EventRecorder
 
 	mapper       meta.RESTMapper
 	tracker      *tracker

@@ -27,6 +27,7 @@ import (
 	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/desired"
 	"gantry.dev/gantry/precedence"
+	"gantry.dev/gantry/render"
 )
 
 // Options configure the controllers.
@@ -37,6 +38,8 @@ type Options struct {
 	PolicyStatusInterval time.Duration
 	// GatewayConcurrency is how many Gateways reconcile at once (default 4).
 	GatewayConcurrency int
+	// RenderLimits bound each render; zero fields take render.DefaultLimits.
+	RenderLimits render.Limits
 }
 
 // Setup registers Gantry's indexes and controllers with a manager.
@@ -71,7 +74,8 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 	policyEvents := make(chan event.GenericEvent, 1024)
 	gr := &GatewayReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), ControllerNamespace: opts.ControllerNamespace,
-		Recorder: mgr.GetEventRecorder("gantry"), mapper: mgr.GetRESTMapper(),
+		RenderLimits: opts.RenderLimits,
+		Recorder:     mgr.GetEventRecorder("gantry"), mapper: mgr.GetRESTMapper(),
 		tracker:    &tracker{cache: rendered, mapper: mgr.GetRESTMapper(), watched: map[schema.GroupVersionKind]bool{}},
 		blueprints: bps, board: b, policies: policyEvents,
 	}

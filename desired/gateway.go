@@ -16,6 +16,12 @@ import (
 	"gantry.dev/gantry/render"
 )
 
+// Template field paths, as render.Error names templates.
+const (
+	gatewayTemplatePrefix = "gatewayTemplate.resourceTemplates."
+	routeTemplatePrefix   = "httpRouteTemplate.resourceTemplates."
+)
+
 // Reasons say, for a status condition, why the desired state could not be computed.
 const (
 	// ReasonInvalidParameters: the class's blueprint is missing or does not compile.
@@ -85,8 +91,14 @@ func Gateway(in *Input) (*Result, error) {
 		Namespace:    gw.Namespace,
 		Tainted:      append(tenantValues(values), gwTainted...),
 		IsNamespaced: in.IsNamespaced,
+		Limits:       in.Limits,
+		CustomKinds:  in.CustomKinds,
 	})
 	if err != nil {
+		return &Result{Values: values}, fail(ReasonRenderFailed, err)
+	}
+	rendered := claims{}
+	if err := rendered.claim(bp.Name, gatewayTemplatePrefix, "", out.Objects); err != nil {
 		return &Result{Values: values}, fail(ReasonRenderFailed, err)
 	}
 	owner := Owner{Kind: "Gateway", NamespacedName: types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}}
@@ -104,6 +116,10 @@ func Gateway(in *Input) (*Result, error) {
 		route := res.route(key)
 		values, objs, pending, err := renderRoute(bp, pin, in, r, gwMap, gwTainted, att.hostnames)
 		route.Values, route.Pending = values, pending
+		if err == nil {
+			// An object of the Gateway's or of another route's is not this route's to render.
+			err = rendered.claim(bp.Name, routeTemplatePrefix, "HTTPRoute "+key.String(), objs)
+		}
 		if err != nil {
 			// One route's failure is that route's: the Gateway and its other routes go on, and
 			// this route's earlier objects stay until it renders again.
@@ -139,6 +155,8 @@ func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r *gwv1.
 		Namespace:    r.Namespace,
 		Tainted:      tainted,
 		IsNamespaced: in.IsNamespaced,
+		Limits:       in.Limits,
+		CustomKinds:  in.CustomKinds,
 	})
 	if err != nil {
 		return values, nil, nil, err
@@ -196,6 +214,9 @@ func checkSchema(bp *render.Blueprint, values *precedence.Result) error {
 			by = "set by " + leaf.Source.String()
 		} else if leaf, ok := removedBy(values, path, v.Missing); ok {
 			by = "removed by " + leaf.Source.String()
+		} else if srcs := setUnder(values, path); len(srcs) > 0 && len(v.Missing) == 0 {
+			// A map or list too large is made of the keys or items each object set.
+			by = "its entries set by " + strings.Join(srcs, ", ")
 		}
 		errs = append(errs, fmt.Errorf("%s: %s (%s)", where, v.Msg, by))
 	}
@@ -211,6 +232,19 @@ func removedBy(values *precedence.Result, path precedence.Path, missing []string
 		}
 	}
 	return precedence.Leaf{}, false
+}
+
+// setUnder lists, once each and in order, the objects that set a value under path.
+func setUnder(values *precedence.Result, path precedence.Path) []string {
+	var out []string
+	for _, l := range values.Leaves {
+		if !l.Removed && len(l.Path) > len(path) && slices.Equal(l.Path[:len(path)], path) {
+			if s := l.Source.String(); !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
 
 // tenantValues lists the tenant strings among the effective values, named by policy and path.

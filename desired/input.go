@@ -41,6 +41,12 @@ type Input struct {
 	// IsNamespaced reports a kind's scope (the controller asks the API server); nil uses
 	// render's table of built-in cluster-scoped kinds.
 	IsNamespaced func(schema.GroupVersionKind) (bool, error)
+	// CustomKinds maps kinds of groups the API server does not serve by itself to whether
+	// they are namespaced, from the CRDs in `gantry render` input; unused with IsNamespaced.
+	CustomKinds map[schema.GroupKind]bool
+	// Limits bound each render (the Gateway's, and each route's); zero fields take
+	// render.DefaultLimits.
+	Limits render.Limits
 }
 
 // Result is the desired state of one Gateway.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -32,6 +34,7 @@ func (s *Set) Input(gw *gwv1.Gateway, controllerNamespace string) *desired.Input
 		GatewayClassConfigs: s.GatewayClassConfigs,
 		GatewayConfigs:      s.GatewayConfigs,
 	}
+	in.CustomKinds = s.customKinds()
 	if in.Class != nil {
 		if name, err := desired.BlueprintName(in.Class); err == nil {
 			in.Blueprint = s.Blueprints[name]
@@ -150,4 +153,32 @@ func (s *Set) exists(ns string, t v1alpha1.PolicyTargetReference) bool {
 		return slices.ContainsFunc(s.Routes, func(r *gwv1.HTTPRoute) bool { return r.Namespace == ns && r.Name == name })
 	}
 	return true
+}
+
+// customKinds reads the scope of every kind a CustomResourceDefinition in the set defines, so
+// that kinds the API server does not serve by itself get their scope offline as in a cluster
+// where the CRD is installed.
+func (s *Set) customKinds() map[schema.GroupKind]bool {
+	s.kindsOnce.Do(func() { s.kinds = s.readCustomKinds() })
+	return s.kinds
+}
+
+func (s *Set) readCustomKinds() map[schema.GroupKind]bool {
+	var out map[schema.GroupKind]bool
+	for _, u := range s.Live {
+		if u.GetKind() != "CustomResourceDefinition" || u.GroupVersionKind().Group != "apiextensions.k8s.io" {
+			continue
+		}
+		group, _, _ := unstructured.NestedString(u.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(u.Object, "spec", "names", "kind")
+		scope, _, _ := unstructured.NestedString(u.Object, "spec", "scope")
+		if group == "" || kind == "" {
+			continue
+		}
+		if out == nil {
+			out = map[schema.GroupKind]bool{}
+		}
+		out[schema.GroupKind{Group: group, Kind: kind}] = scope != "Cluster"
+	}
+	return out
 }

@@ -18,6 +18,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
@@ -40,6 +41,9 @@ type Set struct {
 
 	mu       sync.Mutex
 	compiled map[string]*render.Blueprint
+	// kinds caches customKinds, read once per Set.
+	kinds     map[schema.GroupKind]bool
+	kindsOnce sync.Once
 }
 
 // Load reads manifests from paths: files, folders (every .yaml, .yml and .json below them) or

@@ -246,32 +246,38 @@ func (b *Blueprint) checkObject(obj map[string]any, in *Input) error {
 	return nil
 }
 
+// namespaced reports a kind's scope. The controller asks its RESTMapper (in.IsNamespaced);
+// offline, a kind of a group the API server serves (the built-in groups, Gateway API, Gantry)
+// is looked up in servedKinds, generated from a real API server, so that a kind it does not
+// serve (a typo, `v1 List`) fails as it does in the controller. Kinds of other groups are
+// namespaced unless a CRD in the input (in.CustomKinds) or the blueprint's clusterScopedKinds
+// says otherwise: without an API server, nothing else knows them.
 func (b *Blueprint) namespaced(gvk schema.GroupVersionKind, in *Input) (bool, error) {
 	if in.IsNamespaced != nil {
 		return in.IsNamespaced(gvk)
 	}
-	if b.clusterScoped[gvk.GroupKind()] {
-		return false, nil
+	gk := gvk.GroupKind()
+	if ns, ok := servedKinds[gk]; ok {
+		return ns, nil
 	}
-	return !builtinClusterScoped[gvk.GroupKind()], nil
+	if servedGroups[gk.Group] {
+		return false, fmt.Errorf("%s is not a kind the API server serves (a misspelt kind? a List must be written as its items)", gvk)
+	}
+	if ns, ok := in.CustomKinds[gk]; ok {
+		return ns, nil
+	}
+	return !b.clusterScoped[gk], nil
 }
 
-// builtinClusterScoped lists the cluster-scoped kinds Kubernetes and Gateway API ship, for
-// renders without an API server to ask (`gantry render`).
-var builtinClusterScoped = map[schema.GroupKind]bool{
-	{Kind: "Namespace"}: true, {Kind: "Node"}: true, {Kind: "PersistentVolume"}: true,
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:                       true,
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}:                true,
-	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:               true,
-	{Group: "storage.k8s.io", Kind: "StorageClass"}:                                 true,
-	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:                             true,
-	{Group: "networking.k8s.io", Kind: "IngressClass"}:                              true,
-	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: true,
-	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   true,
-	{Group: "gateway.networking.k8s.io", Kind: "GatewayClass"}:                      true,
-	{Group: "gateway.gantry.dev", Kind: "GatewayClassBlueprint"}:                    true,
-	{Group: "cert-manager.io", Kind: "ClusterIssuer"}:                               true,
-}
+// servedGroups are the API groups of servedKinds: a kind of one of them is either in the table
+// or not served at all.
+var servedGroups = func() map[string]bool {
+	g := map[string]bool{}
+	for gk := range servedKinds {
+		g[gk.Group] = true
+	}
+	return g
+}()
 
 // statusObject parses the status template's output: one YAML object (or nothing).
 func (b *Blueprint) statusObject(c *compiled, text string, in *Input) (map[string]any, error) {

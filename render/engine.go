@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -94,6 +93,9 @@ func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint,
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
+	}
+	for _, t := range b.root.Templates() {
+		instrument(t.Tree) // count every loop iteration and template call against the budget
 	}
 	return b, nil
 }
@@ -227,6 +229,11 @@ type Input struct {
 	Tainted []Tainted
 	// IsNamespaced reports a kind's scope; nil uses a table of the built-in cluster-scoped kinds.
 	IsNamespaced func(schema.GroupVersionKind) (bool, error)
+	// CustomKinds maps kinds of groups the API server does not serve by itself (CRDs found in
+	// `gantry render` input) to whether they are namespaced; used only when IsNamespaced is nil.
+	CustomKinds map[schema.GroupKind]bool
+	// Limits bound the render; zero fields take the defaults.
+	Limits Limits
 }
 
 // Object is one rendered object and the template that produced it.
@@ -310,6 +317,8 @@ type execution struct {
 	// that change values in place, which invalidate it.
 	memo      map[string]string
 	mutations int
+	// budget is what the render has spent of its Limits.
+	budget budget
 }
 
 // newExecution takes a bound clone of the template set from the pool (cloning the set for
@@ -324,7 +333,9 @@ func (b *Blueprint) newExecution(in *Input) (*execution, error) {
 		x = &execution{b: b, t: t}
 		t.Funcs(template.FuncMap{"include": x.include, "tpl": x.tpl})
 		t.Funcs(x.mutating())
+		t.Funcs(x.bounded())
 	}
+	x.budget.reset(in.Limits)
 	resources := make(map[string]any, len(b.gateway)+len(b.route))
 	for _, c := range append(slices.Clip(b.gateway), b.route...) {
 		resources[c.key] = []any{}
@@ -391,7 +402,7 @@ func (x *execution) include(name string, data any) (string, error) {
 	}
 	x.depth++
 	defer func() { x.depth-- }()
-	var buf bytes.Buffer
+	buf := budgetWriter{budget: &x.budget}
 	if err := x.t.ExecuteTemplate(&buf, name, data); err != nil {
 		return "", nestedTooDeep(err)
 	}
@@ -399,9 +410,9 @@ func (x *execution) include(name string, data any) (string, error) {
 		if x.memo == nil {
 			x.memo = map[string]string{}
 		}
-		x.memo[name] = buf.String()
+		x.memo[name] = buf.buf.String()
 	}
-	return buf.String(), nil
+	return buf.buf.String(), nil
 }
 
 // isRoot reports whether data is the render's root context (the same map, not a copy).
@@ -454,14 +465,20 @@ func (x *execution) tpl(text string, data any) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("tpl: %w", err)
 	}
-	var buf bytes.Buffer
+	// The text and the templates it defines are new trees: count their loops too.
+	for _, n := range t.Templates() {
+		if old := x.t.Lookup(n.Name()); old == nil || old.Tree != n.Tree {
+			instrument(n.Tree)
+		}
+	}
+	buf := budgetWriter{budget: &x.budget}
 	if err := t.Execute(&buf, data); err != nil {
 		if d := nestedTooDeep(err); d != err {
 			return "", d
 		}
 		return "", fmt.Errorf("tpl: %w", err)
 	}
-	return buf.String(), nil
+	return buf.buf.String(), nil
 }
 
 // run executes one template, turning a panic into an error and a read of a .Resources entry
@@ -472,16 +489,31 @@ func (x *execution) run(c *compiled) (text string, pending *Pending, err error) 
 			err = &Error{Blueprint: x.b.Name, Template: c.field, Msg: fmt.Sprintf("template panicked: %v", r)}
 		}
 	}()
-	var buf bytes.Buffer
+	if spent := x.budget.err; spent != nil {
+		// An earlier template exceeded the budget (and says so); this one did not run.
+		return "", nil, &Error{Blueprint: x.b.Name, Template: c.field, Msg: "not rendered: an earlier template exceeded the render's budget"}
+	}
+	buf := budgetWriter{budget: &x.budget}
 	x.depth = 0
 	if execErr := x.t.ExecuteTemplate(&buf, c.field, x.data); execErr != nil {
 		e, ctx := templateError(x.b.Name, c.field, execErr)
+		// A budget exceeded anywhere in the render (an include, a function, the writer) is
+		// this template's failure, said once, whatever text/template wrapped around it.
+		if x.budget.err != nil {
+			e.Msg = x.budget.err.msg
+			return "", nil, e
+		}
 		if p := x.pending(c, ctx, e); p != nil {
 			return "", p, nil
 		}
 		return "", nil, e
 	}
-	return buf.String(), nil, nil
+	text = buf.buf.String()
+	docs, _ := SplitDocuments(text)
+	if err := x.budget.addObjects(len(docs)); err != nil {
+		return "", nil, &Error{Blueprint: x.b.Name, Template: c.field, Msg: err.Error()}
+	}
+	return text, nil, nil
 }
 
 // pending decides whether a failed template is waiting for a resource rather than broken: it

@@ -45,6 +45,8 @@ func baseFuncs() template.FuncMap {
 	// Placeholders so templates using them parse; execution binds the real ones.
 	f["include"] = func(string, any) (string, error) { return "", errors.New("include outside a render") }
 	f["tpl"] = func(string, any) (string, error) { return "", errors.New("tpl outside a render") }
+	f[stepFunc] = func() string { return "" }
+	f[outFunc] = func(v any) any { return v }
 	return f
 }
 

@@ -45,6 +45,7 @@ func newControllerCommand(stderr io.Writer) *cobra.Command {
 	f.StringVar(&o.controllers.ControllerNamespace, "controller-namespace", desired.DefaultControllerNamespace, "namespace whose GatewayClassConfigs are global")
 	f.IntVar(&o.controllers.GatewayConcurrency, "gateway-concurrency", 4, "Gateways reconciled at once")
 	f.DurationVar(&o.controllers.PolicyStatusInterval, "policy-status-interval", time.Second, "least time between two status writes of one policy")
+	addLimitFlags(f, &o.controllers.RenderLimits)
 	f.StringVar(&o.logLevel, "log-level", "info", "info or debug")
 	f.BoolVar(&o.development, "log-development", false, "human-readable console logs instead of JSON")
 	return cmd

@@ -20,9 +20,11 @@ import (
 	"gantry.dev/gantry/internal/explain"
 	"gantry.dev/gantry/manifests"
 	"gantry.dev/gantry/precedence"
+	"gantry.dev/gantry/render"
 )
 
 type renderOptions struct {
+	limits              render.Limits
 	gateways            []string
 	output              string
 	showValues          bool
@@ -63,6 +65,7 @@ the object that set it, the stanza, the level and what it shadowed, then what be
 	f.StringVar(&o.controllerNamespace, "controller-namespace", desired.DefaultControllerNamespace, "namespace whose GatewayClassConfigs are global")
 	f.StringArrayVarP(&o.values.ValueFiles, "values", "f", nil, "a YAML file of values above every policy (repeatable)")
 	f.StringArrayVar(&o.values.Values, "set", nil, "set a value above every policy, Helm-style: a.b=c,d=e (repeatable)")
+	addLimitFlags(f, &o.limits)
 	f.StringArrayVar(&o.values.StringValues, "set-string", nil, "like --set, always as a string")
 	return cmd
 }
@@ -101,6 +104,7 @@ func (o *renderOptions) run(args []string, stdin io.Reader, stdout, stderr io.Wr
 	failed := false
 	for _, gw := range gateways {
 		in := set.Input(gw, o.controllerNamespace)
+		in.Limits = o.limits
 		in.CommandLine = cmdline
 		res, err := desired.Gateway(in)
 		if err != nil {

@@ -1,0 +1,56 @@
+package install_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"gantry.dev/gantry/internal/install"
+	"gantry.dev/gantry/internal/testenv"
+	"gantry.dev/gantry/render"
+)
+
+// The chart passes the render budgets to the controller, with the binary's own defaults unless
+// told otherwise.
+func TestChartRenderLimits(t *testing.T) {
+	dir := filepath.Join(testenv.Root(), "charts", "gantry")
+	args := func(values map[string]any) []string {
+		objs, err := install.Render(dir, "gantry", "gantry-system", values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range objs {
+			if o.GetKind() != "Deployment" {
+				continue
+			}
+			containers := o.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)
+			var out []string
+			for _, a := range containers[0].(map[string]any)["args"].([]any) {
+				out = append(out, a.(string))
+			}
+			return out
+		}
+		t.Fatal("the chart has no Deployment")
+		return nil
+	}
+	d := render.DefaultLimits
+	got := args(nil)
+	for _, want := range []string{
+		"--render-timeout=" + d.Timeout.String(),
+		fmt.Sprintf("--render-max-bytes=%d", d.MaxBytes),
+		fmt.Sprintf("--render-max-objects=%d", d.MaxObjects),
+		fmt.Sprintf("--render-max-loop=%d", d.MaxLoop),
+		fmt.Sprintf("--render-max-steps=%d", d.MaxSteps),
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("default args %q lack %s", got, want)
+		}
+	}
+	got = args(map[string]any{"render": map[string]any{"maxObjects": 5000, "timeout": "10s"}})
+	for _, want := range []string{"--render-max-objects=5000", "--render-timeout=10s", fmt.Sprintf("--render-max-bytes=%d", d.MaxBytes)} {
+		if !slices.Contains(got, want) {
+			t.Errorf("args %q lack %s", got, want)
+		}
+	}
+}
