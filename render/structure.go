@@ -173,7 +173,7 @@ func (s *structureCheck) sameStructure(a, b []any) bool {
 // sameNode compares the structure of A's node a and B's node b: maps with the same keys (a key
 // of B holding a placeholder matches the key of A it restores to, or else an unmatched one in
 // sorted order: tenant strings in key position are data), lists of the same length, scalars of
-// any type; a string of B holding placeholders must have its literal text in A's scalar too.
+// any type, unless A's is B's with the tenant strings put back, cut short (see cutShort).
 func (s *structureCheck) sameNode(a, b any) bool {
 	switch a := a.(type) {
 	case map[string]any:
@@ -244,13 +244,14 @@ func (s *structureCheck) sameNode(a, b any) bool {
 		case map[string]any, []any:
 			return false
 		case string:
-			// A scalar keeps what the template wrote around a tenant string.
-			if parts, ok := s.sub.literals(b); ok {
+			// A scalar keeps what the template wrote after a tenant string.
+			if holdsPlaceholder(b) {
 				as, isString := a.(string)
 				if !isString {
 					as = fmt.Sprint(a)
 				}
-				return keepsLiterals(as, parts)
+				restored, _ := s.sub.restore(b)
+				return !cutShort(as, restored)
 			}
 		}
 		return true

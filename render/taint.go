@@ -273,44 +273,14 @@ func templateWords(t *template.Template) map[string]bool {
 	return words
 }
 
-// literals splits a string of B's output at its placeholders: the text around them, which the
-// template wrote. ok is false when it holds none.
-func (s *substitution) literals(text string) (parts []string, ok bool) {
-	for {
-		at := strings.Index(text, placeholderPrefix)
-		if at < 0 {
-			return append(parts, text), ok
-		}
-		if _, isPlaceholder := s.number(text[at+len(placeholderPrefix):]); !isPlaceholder {
-			// Not a placeholder: part of the literal text; look further on.
-			next := at + len(placeholderPrefix)
-			rest, found := s.literals(text[next:])
-			if len(rest) > 0 {
-				rest[0] = text[:next] + rest[0]
-			}
-			return append(parts, rest...), ok || found
-		}
-		parts = append(parts, text[:at])
-		text = text[at+len(placeholderPrefix)+s.width:]
-		ok = true
-	}
-}
-
-// keepsLiterals reports whether a holds the literal parts of a string of B's output, in order,
-// the first at its start and the last at its end: the text the template wrote around tenant
-// strings is still there (a comment character in a tenant string did not cut it off).
-func keepsLiterals(a string, parts []string) bool {
-	first, last := parts[0], parts[len(parts)-1]
-	if !strings.HasPrefix(a, first) {
+// cutShort reports whether a scalar of A is B's scalar, with its placeholders put back,
+// cut short where the rest starts with a comment or a closing quote: a tenant string ended the
+// scalar early and what the template wrote after it (`--admin=false`) was lost, though the
+// structure is the same. A transformed string (trunc, a hash) does not look like that.
+func cutShort(a, restored string) bool {
+	if len(restored) <= len(a) || !strings.HasPrefix(restored, a) {
 		return false
 	}
-	a = a[len(first):]
-	for _, p := range parts[1 : len(parts)-1] {
-		i := strings.Index(a, p)
-		if i < 0 {
-			return false
-		}
-		a = a[i+len(p):]
-	}
-	return len(parts) == 1 || strings.HasSuffix(a, last)
+	rest := strings.TrimLeft(restored[len(a):], " \t")
+	return rest != "" && strings.ContainsRune("#\"'", rune(rest[0]))
 }
