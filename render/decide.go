@@ -115,9 +115,16 @@ func (d *decider) funcs() template.FuncMap {
 		decideIf: func(id int, v any) bool { return d.decide(id, v) },
 		decideWith: func(id int, v any) any {
 			want := d.decide(id, v)
-			if truth, _ := template.IsTrue(v); truth == want || want {
-				// A true decision cannot be forced on a value that is empty: the body would
-				// see the empty value as its dot. B decides for itself then.
+			truth, _ := template.IsTrue(v)
+			switch {
+			case truth == want:
+				return v
+			case want:
+				if _, isBool := v.(bool); isBool {
+					return true // `with eq .Values.tier "premium"`: A's dot was true too
+				}
+				// Any other empty value cannot be made true: the body would see it as its
+				// dot. B decides for itself then.
 				return v
 			}
 			if v == nil {

@@ -47,7 +47,12 @@ type structureCheck struct {
 	// remembered include outputs are the same as in A.
 	order []*compiled
 	logs  map[*compiled]decisions
+	// renders and parses count B's work on the success path, for tests of its cost.
+	renders, parses int
 }
+
+// checked, when set (by tests), is told what each structure check cost.
+var checked func(renders, parses int)
 
 func (b *Blueprint) newStructureCheck(in *Input) (*structureCheck, error) {
 	sub := newSubstitution(in.Tainted, b.words)
@@ -58,7 +63,12 @@ func (b *Blueprint) newStructureCheck(in *Input) (*structureCheck, error) {
 	return &structureCheck{b: b, in: in, sub: sub, y: y, logs: map[*compiled]decisions{}}, nil
 }
 
-func (s *structureCheck) done() { s.y.done() }
+func (s *structureCheck) done() {
+	if checked != nil {
+		checked(s.renders, s.parses)
+	}
+	s.y.done()
+}
 
 // ran notes that A rendered c, with the decisions it made.
 func (s *structureCheck) ran(c *compiled, log decisions, ok bool) {
@@ -79,6 +89,7 @@ func (s *structureCheck) verify(c *compiled, textA string, parsedA []any, docA i
 	}
 	s.y.d.start(s.logs[c])
 	textB, pending, errB := s.y.run(c)
+	s.renders++
 	if errB == nil && pending == nil {
 		// The common case costs no second parse: B's text with the placeholders put back is
 		// A's text, and every string put back is inert, so the two texts have one structure.
@@ -86,6 +97,7 @@ func (s *structureCheck) verify(c *compiled, textA string, parsedA []any, docA i
 			return nil
 		}
 		parsedB, _, errYAML := kind.parse(textB)
+		s.parses++
 		switch {
 		case errA != nil && errYAML != nil:
 			return nil
