@@ -75,8 +75,11 @@ func inert(s string) bool {
 
 // placeholderPrefix starts every placeholder; the rest is a zero-padded number, so that
 // placeholders sort as the strings they stand for do and a `range` over a map with tenant keys
-// visits the entries in the same order with either.
-const placeholderPrefix = "gantry0tenant0"
+// visits the entries in the same order with either. Placeholders are short, so that names
+// shortened with a hash (`shortname 15 "l" .name`) keep them whole and the cheap comparison
+// applies; "qz" followed by digits does not occur in hex hashes or ordinary words (where it
+// does, the check only takes its slower path).
+const placeholderPrefix = "qz"
 
 // substitution maps each distinct tenant string to its placeholder, a plain word that YAML
 // reads as one string in any context.
