@@ -143,3 +143,16 @@ func TestTenantListsNotStrings(t *testing.T) {
 		t.Errorf("objects =\n%v\nwant\n%v", out.Objects, want)
 	}
 }
+
+// TestTenantKeyEqualToATemplateString: a tenant key that equals a string the template spells
+// out is still checked when it is not a plain word.
+func TestTenantKeyEqualToATemplateString(t *testing.T) {
+	template := configMap("a", `{{- range $k, $v := .Values.labels }}`, `  {{ $k }}: {{ $v | replace "~" "\n" | quote }}`, `{{- end }}`)
+	b := mustCompile(t, gatewaySpec(map[string]string{"t": template}))
+	values := map[string]any{"labels": map[string]any{"\n": "1"}}
+	in := input(values)
+	in.Tainted = render.TaintedStrings(values, tenant)
+	if _, err := b.RenderGateway(in); err == nil || !strings.Contains(err.Error(), tenant("labels.\n")+" (a key)") {
+		t.Errorf("error %v, want one naming the key", err)
+	}
+}

@@ -273,6 +273,9 @@ func templateWords(t *template.Template) map[string]bool {
 			walk(tt.Tree.Root)
 		}
 	}
+	// A word that could change structure itself (a "\n" the template passes to replace) is
+	// no name to look up: a tenant key equal to it is still replaced.
+	maps.DeleteFunc(words, func(w string, _ bool) bool { return !inert(w) })
 	return words
 }
 
