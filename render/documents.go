@@ -17,8 +17,8 @@ import (
 // was inserted, can start a document in the middle of a line.
 func isSeparator(line string) bool {
 	rest, ok := strings.CutPrefix(line, "---")
-	if !ok {
-		return false
+	if !ok || rest != "" && !strings.ContainsRune(" \t\r", rune(rest[0])) {
+		return false // "---#" starts no document in YAML: a blank must follow the marker
 	}
 	rest = strings.TrimLeft(rest, " \t\r")
 	return rest == "" || rest[0] == '#'

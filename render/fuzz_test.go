@@ -42,6 +42,11 @@ func FuzzStructureCheck(f *testing.F) {
 	f.Add(uint8(2), uint8(6), "a~  - b")
 	f.Add(uint8(0), uint8(3), "plain")
 	f.Fuzz(func(t *testing.T, fn, ctx uint8, value string) {
+		if value == "" {
+			// Empty strings get no placeholder: an empty value can take an item away (`[{{ .v }}]`
+			// has none), never add one, and templates test for it with `if`.
+			return
+		}
 		expr := strings.ReplaceAll(fuzzFuncs[int(fn)%len(fuzzFuncs)], "V", ".Values.v")
 		body := strings.Replace(fuzzContexts[int(ctx)%len(fuzzContexts)], "X", "{{ "+expr+" }}", 1)
 		tmpl := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n" + body
@@ -75,7 +80,7 @@ func FuzzStructureCheck(f *testing.F) {
 		if shape != inertShapes[0] && checkErr == nil {
 			t.Fatalf("template %q, value %q: the structure depends on the value (%s vs %s), but the render passed", tmpl, value, shape, inertShapes[0])
 		}
-		if isInertWord(value) && checkErr != nil && !strings.Contains(tmpl, "b64dec") {
+		if shape == inertShapes[0] && isInertWord(value) && checkErr != nil && !strings.Contains(tmpl, "b64dec") && !strings.HasSuffix(inertShapes[0], "invalid") {
 			t.Fatalf("template %q, inert value %q: %v", tmpl, value, checkErr)
 		}
 	})
@@ -131,6 +136,9 @@ func oracleShape(tmpl, value string) (string, bool) {
 				return out.String(), true
 			}
 			return out.String() + "invalid", true
+		}
+		if len(n.Content) == 1 && n.Content[0].Kind == yamlv3.ScalarNode && n.Content[0].Tag == "!!null" && n.Content[0].Value == "" {
+			continue // an empty document: Gantry drops those, as Helm does
 		}
 		out.WriteString("doc(")
 		shapeOf(&out, &n)

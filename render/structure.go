@@ -182,9 +182,9 @@ func (s *structureCheck) sameStructure(a, b []any) bool {
 	return true
 }
 
-// sameNode compares the structure of A's node a and B's node b: maps with the same keys (a key
-// of B holding a placeholder matches the key of A it restores to, or else an unmatched one in
-// sorted order: tenant strings in key position are data), lists of the same length, scalars of
+// sameNode compares the structure of A's node a and B's node b: maps with the same number of
+// keys, matched by name (a key of B holding a placeholder matches the key of A it restores to;
+// the rest are paired in sorted order: tenant strings in key position are data), lists of the same length, scalars of
 // any type, unless A's is B's with the tenant strings put back, cut short (see cutShort).
 func (s *structureCheck) sameNode(a, b any) bool {
 	switch a := a.(type) {
@@ -195,11 +195,14 @@ func (s *structureCheck) sameNode(a, b any) bool {
 		}
 		var loose []string
 		for k, bv := range bm {
-			if holdsPlaceholder(k) {
+			av, ok := a[k]
+			if holdsPlaceholder(k) || !ok {
+				// A tenant string in key position, maybe transformed past recognition
+				// (`upper`): paired below.
 				loose = append(loose, k)
 				continue
 			}
-			if av, ok := a[k]; !ok || !s.sameNode(av, bv) {
+			if !s.sameNode(av, bv) {
 				return false
 			}
 		}

@@ -280,7 +280,7 @@ func templateWords(t *template.Template) map[string]bool {
 }
 
 // cutShort reports whether a scalar of A is B's scalar, with its placeholders put back,
-// cut short where the rest starts with a comment or a closing quote: a tenant string ended the
+// cut short where the rest starts with a comment, a closing quote or a line break: a tenant string ended the
 // scalar early and what the template wrote after it (`--admin=false`) was lost, though the
 // structure is the same. A transformed string (trunc, a hash) does not look like that.
 func cutShort(a, restored string) bool {
@@ -288,5 +288,6 @@ func cutShort(a, restored string) bool {
 		return false
 	}
 	rest := strings.TrimLeft(restored[len(a):], " \t")
-	return rest != "" && strings.ContainsRune("#\"'", rune(rest[0]))
+	// A line break too: what followed it went to another document, or was dropped.
+	return rest != "" && strings.ContainsRune("#\"'\n\r", rune(rest[0]))
 }
