@@ -17,8 +17,8 @@ import (
 // was inserted, can start a document in the middle of a line.
 func isSeparator(line string) bool {
 	rest, ok := strings.CutPrefix(line, "---")
-	if !ok {
-		return false
+	if !ok || rest != "" && !strings.ContainsRune(" \t\r", rune(rest[0])) {
+		return false // "---#" starts no document in YAML: a blank must follow the marker
 	}
 	rest = strings.TrimLeft(rest, " \t\r")
 	return rest == "" || rest[0] == '#'
@@ -149,47 +149,44 @@ func jsonValue(v any) (any, error) {
 	}
 }
 
-// parseDocuments splits and parses text as objects does.
-func parseDocuments(text string) ([]any, error) {
+// parseDocuments splits and parses text as objects does. On error it returns the 1-based
+// number of the document that is not valid YAML.
+func parseDocuments(text string) (parsed []any, doc int, err error) {
 	docs, _ := SplitDocuments(text)
 	out := make([]any, len(docs))
-	for i, doc := range docs {
-		v, err := parseDocument(doc)
+	for i, d := range docs {
+		v, err := parseDocument(d)
 		if err != nil {
-			return nil, err
+			return nil, i + 1, err
 		}
 		out[i] = v
 	}
-	return out, nil
+	return out, 0, nil
 }
 
-// parseOne parses text as one document, as statusObject does.
-func parseOne(text string) ([]any, error) {
+// parseStatus parses text as statusObject does: one document, or nothing.
+func parseStatus(text string) ([]any, int, error) {
+	if blank(text) {
+		return nil, 0, nil
+	}
 	v, err := parseDocument(text)
-	return []any{v}, err
+	return []any{v}, 0, err
 }
 
-// objects turns one template's output into checked objects.
-func (b *Blueprint) objects(c *compiled, text string, in *Input) ([]Object, error) {
+// objects turns one template's output into checked objects; check (nil when the render has
+// no tenant strings) makes sure that tenant strings did not shape it.
+func (b *Blueprint) objects(c *compiled, text string, in *Input, check *structureCheck) ([]Object, error) {
 	fail := func(doc int, origin, format string, args ...any) error {
 		return &Error{Blueprint: b.Name, Template: c.field, Document: doc, Origin: origin, Msg: fmt.Sprintf(format, args...)}
 	}
-	docs, _ := SplitDocuments(text)
+	parsed, doc, err := parseDocuments(text)
+	if err := check.verify(c, text, parsed, doc, err, resourceOutput); err != nil {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fail(doc, "", "output is not valid YAML: %v", err)
+	}
 	var out []Object
-	var parsed []any
-	for i, doc := range docs {
-		v, err := parseDocument(doc)
-		if err != nil {
-			if t := taintedIn(doc, in.Tainted); t != nil {
-				return nil, fail(i+1, t.Origin, "output is not valid YAML once this value is inserted (%v); the template must quote it, e.g. `| quote`", err)
-			}
-			return nil, fail(i+1, "", "output is not valid YAML: %v", err)
-		}
-		parsed = append(parsed, v)
-	}
-	if t := structureChangedBy(text, parsed, in.Tainted, parseDocuments); t != nil {
-		return nil, fail(0, t.Origin, "this value changed the YAML structure of the output (it would add documents or fields); the template must quote it, e.g. `| quote`, or use toYaml")
-	}
 	for i, v := range parsed {
 		if v == nil {
 			continue // an empty document
@@ -280,26 +277,21 @@ var servedGroups = func() map[string]bool {
 }()
 
 // statusObject parses the status template's output: one YAML object (or nothing).
-func (b *Blueprint) statusObject(c *compiled, text string, in *Input) (map[string]any, error) {
+func (b *Blueprint) statusObject(c *compiled, text string, check *structureCheck) (map[string]any, error) {
 	fail := func(origin, format string, args ...any) error {
 		return &Error{Blueprint: b.Name, Template: c.field, Origin: origin, Msg: fmt.Sprintf(format, args...)}
 	}
-	if blank(text) {
-		return nil, nil
+	parsed, _, err := parseStatus(text)
+	if err := check.verify(c, text, parsed, 0, err, statusOutput); err != nil {
+		return nil, err
 	}
-	v, err := parseDocument(text)
 	if err != nil {
-		if t := taintedIn(text, in.Tainted); t != nil {
-			return nil, fail(t.Origin, "output is not valid YAML once this value is inserted (%v)", err)
-		}
 		return nil, fail("", "output is not valid YAML: %v", err)
 	}
-	if t := structureChangedBy(text, []any{v}, in.Tainted, parseOne); t != nil {
-		return nil, fail(t.Origin, "this value changed the YAML structure of the status; the template must quote it")
-	}
-	if v == nil {
+	if len(parsed) == 0 || parsed[0] == nil {
 		return nil, nil
 	}
+	v := parsed[0]
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, fail("", "status must be an object, not %T", v)
@@ -307,13 +299,13 @@ func (b *Blueprint) statusObject(c *compiled, text string, in *Input) (map[strin
 	return m, nil
 }
 
-// deepCopy copies a JSON-typed value tree so that a template's set/unset cannot reach the
-// caller's values.
-func deepCopy(m map[string]any) map[string]any {
+// deepCopyWith copies a JSON-typed value tree with cp (copyValue, or a substitution's) so
+// that a template's set/unset cannot reach the caller's values.
+func deepCopyWith(m map[string]any, cp func(any) any) map[string]any {
 	if m == nil {
 		return map[string]any{}
 	}
-	return copyValue(m).(map[string]any)
+	return cp(m).(map[string]any)
 }
 
 func copyValue(v any) any {

@@ -36,6 +36,8 @@ type Blueprint struct {
 	status        *compiled
 	schema        *jsonschema.Schema
 	clusterScoped map[schema.GroupKind]bool
+	// words are the names the templates spell out; see templateWords.
+	words map[string]bool
 	// executions pools clones of root bound to their own include/tpl; one render uses one.
 	executions sync.Pool
 }
@@ -52,7 +54,7 @@ type compiled struct {
 // template that does not parse, each with its line.
 func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint, error) {
 	b := &Blueprint{Name: name, clusterScoped: map[schema.GroupKind]bool{}}
-	b.root = template.New(name).Option("missingkey=error").Funcs(baseFuncs())
+	b.root = template.New(name).Option("missingkey=error").Funcs(baseFuncs()).Funcs(decisionFuncs())
 	var errs []error
 	parseSet := func(prefix string, set map[string]string) []*compiled {
 		var out []*compiled
@@ -97,6 +99,8 @@ func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint,
 	for _, t := range b.root.Templates() {
 		instrument(t.Tree) // count every loop iteration and template call against the budget
 	}
+	b.words = templateWords(b.root)
+	rewriteDecisions(b.root)
 	return b, nil
 }
 
@@ -262,19 +266,29 @@ func (b *Blueprint) RenderRoute(in *Input) (*Output, error) {
 }
 
 func (b *Blueprint) render(in *Input, set []*compiled, status *compiled) (*Output, error) {
-	checked := *in
-	checked.Tainted = withVariants(in.Tainted)
-	in = &checked
-	x, err := b.newExecution(in)
+	x, err := b.newExecution(in, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer x.done()
+	// The structure check renders every template a second time, with placeholders for the
+	// tenant strings; a render without tenant strings needs none.
+	var check *structureCheck
+	if len(in.Tainted) > 0 {
+		if check, err = b.newStructureCheck(in, x.budget.deadline); err != nil {
+			return nil, err
+		}
+		defer check.done()
+	}
 	out := &Output{}
 	var errs []error
 	// each runs one template and hands its text to use; failures and pending are collected.
 	each := func(c *compiled, use func(text string) error) {
+		if check != nil {
+			x.d.start(nil) // record the decisions for B to replay
+		}
 		text, pending, err := x.run(c)
+		check.ran(c, x.d.log, err == nil && pending == nil)
 		switch {
 		case err != nil:
 			errs = append(errs, err)
@@ -288,14 +302,14 @@ func (b *Blueprint) render(in *Input, set []*compiled, status *compiled) (*Outpu
 	}
 	for _, c := range set {
 		each(c, func(text string) error {
-			objs, err := b.objects(c, text, in)
+			objs, err := b.objects(c, text, in, check)
 			out.Objects = append(out.Objects, objs...)
 			return err
 		})
 	}
 	if status != nil {
 		each(status, func(text string) error {
-			st, err := b.statusObject(status, text, in)
+			st, err := b.statusObject(status, text, check)
 			out.Status = st
 			return err
 		})
@@ -319,11 +333,14 @@ type execution struct {
 	mutations int
 	// budget is what the render has spent of its Limits.
 	budget budget
+	// d records or replays the decisions of if and with, for the structure check.
+	d decider
 }
 
 // newExecution takes a bound clone of the template set from the pool (cloning the set for
-// every render was a tenth of a render's time) and sets its data. Release it with done.
-func (b *Blueprint) newExecution(in *Input) (*execution, error) {
+// every render was a tenth of a render's time) and sets its data. Release it with done. With a
+// substitution, the data has placeholders for tenant strings (the structure check's render).
+func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, error) {
 	x, _ := b.executions.Get().(*execution)
 	if x == nil {
 		t, err := b.root.Clone()
@@ -334,6 +351,11 @@ func (b *Blueprint) newExecution(in *Input) (*execution, error) {
 		t.Funcs(template.FuncMap{"include": x.include, "tpl": x.tpl})
 		t.Funcs(x.mutating())
 		t.Funcs(x.bounded())
+		t.Funcs(x.d.funcs())
+	}
+	cp := copyValue
+	if sub != nil {
+		cp = sub.copyValue
 	}
 	x.budget.reset(in.Limits)
 	resources := make(map[string]any, len(b.gateway)+len(b.route))
@@ -345,19 +367,19 @@ func (b *Blueprint) newExecution(in *Input) (*execution, error) {
 	for k, objs := range in.Resources {
 		list := make([]any, len(objs))
 		for i, o := range objs {
-			list[i] = copyValue(o)
+			list[i] = cp(o)
 		}
 		resources[k] = list
 	}
-	x.depth, x.memo = 0, nil
+	x.depth, x.memo, x.d = 0, nil, decider{}
 	x.data = map[string]any{
-		"Values":    deepCopy(in.Values),
-		"Gateway":   deepCopy(in.Gateway),
+		"Values":    deepCopyWith(in.Values, cp),
+		"Gateway":   deepCopyWith(in.Gateway, cp),
 		"Resources": resources,
-		"Hostnames": map[string]any{"Union": strs(in.Hostnames.Union), "Intersection": strs(in.Hostnames.Intersection)},
+		"Hostnames": map[string]any{"Union": cp(strs(in.Hostnames.Union)), "Intersection": cp(strs(in.Hostnames.Intersection))},
 	}
 	if in.HTTPRoute != nil {
-		x.data["HTTPRoute"] = deepCopy(in.HTTPRoute)
+		x.data["HTTPRoute"] = deepCopyWith(in.HTTPRoute, cp)
 	}
 	return x, nil
 }

@@ -72,7 +72,10 @@ func (l Limits) WithDefaults() Limits {
 
 // budgetError is a budget a render exceeded. Like depthError, each include level passes it up
 // as it is; run reports it against the template that was running.
-type budgetError struct{ msg string }
+type budgetError struct {
+	msg    string
+	timeUp bool // the wall-clock budget, which a render and its structure check share
+}
 
 func (e *budgetError) Error() string { return e.msg }
 
@@ -96,7 +99,7 @@ func (b *budget) reset(l Limits) {
 
 func (b *budget) fail(format string, args ...any) error {
 	if b.err == nil {
-		b.err = &budgetError{fmt.Sprintf(format, args...)}
+		b.err = &budgetError{msg: fmt.Sprintf(format, args...)}
 	}
 	return b.err
 }
@@ -107,7 +110,9 @@ func (b *budget) clock() error {
 		return b.err
 	}
 	if !b.deadline.IsZero() && time.Now().After(b.deadline) {
-		return b.fail("render budget exceeded: time: the render took longer than %v (--render-timeout)", b.limits.Timeout)
+		err := b.fail("render budget exceeded: time: the render took longer than %v (--render-timeout)", b.limits.Timeout)
+		b.err.timeUp = true
+		return err
 	}
 	return nil
 }

@@ -2,9 +2,12 @@ package render
 
 import (
 	"maps"
-	"reflect"
 	"slices"
+	"sort"
+	"strconv"
 	"strings"
+	"text/template"
+	"text/template/parse"
 )
 
 // Tainted is a tenant string and where it came from, e.g. Origin
@@ -14,9 +17,10 @@ type Tainted struct {
 	Origin string
 }
 
-// TaintedStrings collects the strings of a value tree that could change YAML structure if a
-// template inserted them unquoted, each with an origin built from its path. Strings that
-// cannot (names, hostnames, numbers, images) are left out: they need no check.
+// TaintedStrings collects the non-empty strings and map keys of a value tree, each with an
+// origin built from its path. Every one counts, however harmless it looks: a template can turn
+// any string into another (b64dec, replace, tpl), so the check cannot tell from the string
+// alone which ones are safe.
 func TaintedStrings(v any, origin func(path string) string) []Tainted {
 	var out []Tainted
 	var walk func(v any, path string)
@@ -24,17 +28,17 @@ func TaintedStrings(v any, origin func(path string) string) []Tainted {
 		switch v := v.(type) {
 		case map[string]any:
 			for _, k := range slices.Sorted(maps.Keys(v)) {
-				if structural(k) {
+				if k != "" {
 					out = append(out, Tainted{Value: k, Origin: origin(join(path, k)) + " (a key)"})
 				}
 				walk(v[k], join(path, k))
 			}
 		case []any:
 			for i, e := range v {
-				walk(e, path+"["+itoa(i)+"]")
+				walk(e, path+"["+strconv.Itoa(i)+"]")
 			}
 		case string:
-			if structural(v) {
+			if v != "" {
 				out = append(out, Tainted{Value: v, Origin: origin(path)})
 			}
 		}
@@ -50,110 +54,240 @@ func join(path, k string) string {
 	return path + "." + k
 }
 
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return itoa(i/10) + itoa(i%10)
-}
-
-// structural reports whether a string inserted into YAML unquoted could be read as more than
-// one plain scalar: it holds a line break (YAML 1.1 also breaks lines at NEL, LS and PS), an
-// indicator or flow character, a comment or mapping marker, white space at an end, or starts
-// with a document end marker.
-func structural(s string) bool {
+// inert reports whether a string put anywhere in YAML text in place of a plain word (inside a
+// plain, quoted or block scalar, or a key) leaves the text's structure as it is: no line break
+// (YAML 1.1 also breaks lines at NEL, LS and PS), no indicator, flow, quote, escape or comment
+// character, no mapping marker, no white space at an end, no document marker.
+func inert(s string) bool {
 	if s == "" {
-		return false
-	}
-	if strings.ContainsAny(s, "\n\r\u0085\u2028\u2029{}[],&*!|>'\"%@`#\t") || strings.Contains(s, ": ") || strings.HasSuffix(s, ":") ||
-		strings.HasPrefix(s, "...") {
 		return true
+	}
+	if strings.ContainsAny(s, "\n\r\u0085\u2028\u2029\ufeff{}[],&*!|>'\"%@`#\t\\") || strings.Contains(s, ": ") ||
+		strings.HasSuffix(s, ":") || strings.HasPrefix(s, "...") {
+		return false
 	}
 	switch s[0] {
 	case '-', '?', ':', ' ':
-		return true
+		return false
 	}
-	return s[len(s)-1] == ' '
+	return s[len(s)-1] != ' '
 }
 
-// taintedIn returns the first tainted value that occurs verbatim in text.
-func taintedIn(text string, tainted []Tainted) *Tainted {
-	for i := range tainted {
-		if strings.Contains(text, tainted[i].Value) {
-			return &tainted[i]
-		}
-	}
-	return nil
+// placeholderPrefix starts every placeholder; the rest is a zero-padded number, so that
+// placeholders sort as the strings they stand for do and a `range` over a map with tenant keys
+// visits the entries in the same order with either. Placeholders are short, so that names
+// shortened with a hash (`shortname 15 "l" .name`) keep them whole and the cheap comparison
+// applies; "qz" followed by digits does not occur in hex hashes or ordinary words (where it
+// does, the check only takes its slower path).
+const placeholderPrefix = "qz"
+
+// substitution maps each distinct tenant string to its placeholder, a plain word that YAML
+// reads as one string in any context.
+type substitution struct {
+	originals []string          // distinct tenant strings, sorted; placeholder i stands for originals[i]
+	index     map[string]int    // original → i
+	origin    map[string]string // original → where it first came from
+	width     int               // digits of a placeholder's number
+	// keep holds the map keys that stay as they are: names the blueprint's templates spell out
+	// (`.Values.service`, `index .Gateway.metadata.labels "app"`), which it must be able to
+	// look up, and which are its own words rather than tenant content.
+	keep map[string]bool
+	// limit substitutes only originals[:limit] (the search for a culprit); the others stay.
+	limit int
+	// allInert is true when every tenant string is inert: then placeholders and originals are
+	// interchangeable in any text.
+	allInert bool
 }
 
-// placeholder stands in for a tainted value: YAML reads it as a plain string wherever it is.
-const placeholder = "gantry0tainted0value"
-
-// structureChangedBy finds a tainted value that shaped the output instead of filling it in.
-// For each one that occurs verbatim in the rendered text, the text is parsed again with every
-// occurrence replaced by a placeholder that can only be a plain string. A value that was data
-// gives the same documents, maps and lists, with only the value and the placeholder
-// exchanged; a value that added a document, a field or a list item, or cut a line short with
-// a comment, does not. (Quoted, toJson'd and toYaml'd values are escaped, so they mostly do
-// not occur verbatim at all; counting occurrences instead is fooled by an escaped copy of the
-// same text elsewhere in the output.)
-func structureChangedBy(text string, parsed []any, tainted []Tainted, parse func(string) ([]any, error)) *Tainted {
-	for i := range tainted {
-		t := &tainted[i]
-		if !strings.Contains(text, t.Value) {
+func newSubstitution(tainted []Tainted, keep map[string]bool) *substitution {
+	s := &substitution{index: make(map[string]int, len(tainted)), origin: make(map[string]string, len(tainted)), keep: keep, allInert: true}
+	for _, t := range tainted {
+		if t.Value == "" {
 			continue
 		}
-		ref, err := parse(strings.ReplaceAll(text, t.Value, placeholder))
-		if err != nil || !reflect.DeepEqual(withPlaceholder(parsed, t.Value), withPlaceholder(ref, t.Value)) {
-			return t
+		if _, ok := s.origin[t.Value]; !ok {
+			s.origin[t.Value] = t.Origin
+			s.originals = append(s.originals, t.Value)
+			s.allInert = s.allInert && inert(t.Value)
 		}
 	}
-	return nil
+	sort.Strings(s.originals)
+	for i, o := range s.originals {
+		s.index[o] = i
+	}
+	s.width = len(strconv.Itoa(len(s.originals)))
+	s.limit = len(s.originals)
+	return s
 }
 
-// withPlaceholder copies a parsed value with s replaced by the placeholder in every string
-// and key.
-func withPlaceholder(v any, s string) any {
+// prefix is the same substitution limited to the first n originals.
+func (s *substitution) prefix(n int) *substitution {
+	c := *s
+	c.limit = n
+	return &c
+}
+
+func (s *substitution) placeholder(i int) string {
+	n := strconv.Itoa(i)
+	return placeholderPrefix + strings.Repeat("0", s.width-len(n)) + n
+}
+
+// str returns the placeholder of a tenant string, or the string itself.
+func (s *substitution) str(v string) string {
+	if i, ok := s.index[v]; ok && i < s.limit {
+		return s.placeholder(i)
+	}
+	return v
+}
+
+// copyValue copies a JSON-typed value tree with tenant strings and keys replaced: B's input,
+// made by the same single copy that shields the caller's values from set and unset.
+func (s *substitution) copyValue(v any) any {
 	switch v := v.(type) {
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = withPlaceholder(e, s)
-		}
-		return out
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, e := range v {
-			out[strings.ReplaceAll(k, s, placeholder)] = withPlaceholder(e, s)
+			if !s.keep[k] {
+				k = s.str(k)
+			}
+			out[k] = s.copyValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = s.copyValue(e)
 		}
 		return out
 	case string:
-		return strings.ReplaceAll(v, s, placeholder)
+		return s.str(v)
 	default:
 		return v
 	}
 }
 
-// withVariants adds the forms the commonest sprig functions give each tainted value (trim,
-// lower, upper), so that a template piping a tenant value through one of them is checked as
-// if it used the value itself. Other transformations (trunc, replace, b64dec, …) are not
-// followed: templates must quote or toYaml tenant values.
-func withVariants(tainted []Tainted) []Tainted {
-	if len(tainted) == 0 {
-		return tainted
+// restore replaces every placeholder in text by its original, in one pass. inert reports
+// whether each one it replaced stands for an inert string.
+func (s *substitution) restore(text string) (restored string, inertOnly bool) {
+	if !strings.Contains(text, placeholderPrefix) {
+		return text, true
 	}
-	out := slices.Clone(tainted)
-	seen := make(map[string]bool, len(tainted))
-	for _, t := range tainted {
-		seen[t.Value] = true
+	var b strings.Builder
+	b.Grow(len(text))
+	inertOnly = true
+	for {
+		at := strings.Index(text, placeholderPrefix)
+		if at < 0 {
+			b.WriteString(text)
+			return b.String(), inertOnly
+		}
+		b.WriteString(text[:at])
+		text = text[at+len(placeholderPrefix):]
+		i, ok := s.number(text)
+		if !ok {
+			b.WriteString(placeholderPrefix)
+			continue
+		}
+		o := s.originals[i]
+		inertOnly = inertOnly && (s.allInert || inert(o))
+		b.WriteString(o)
+		text = text[s.width:]
 	}
-	for _, t := range tainted {
-		for _, f := range []string{strings.TrimSpace(t.Value), strings.ToLower(t.Value), strings.ToUpper(t.Value)} {
-			if !seen[f] && structural(f) {
-				seen[f] = true
-				out = append(out, Tainted{Value: f, Origin: t.Origin})
+}
+
+// number reads a placeholder's number at the start of text.
+func (s *substitution) number(text string) (int, bool) {
+	if len(text) < s.width {
+		return 0, false
+	}
+	i, err := strconv.Atoi(text[:s.width])
+	if err != nil || i < 0 || i >= s.limit || strings.HasPrefix(text[:s.width], "-") || strings.HasPrefix(text[:s.width], "+") {
+		return 0, false
+	}
+	return i, true
+}
+
+// holdsPlaceholder reports whether a key of B's output has a tenant string in it.
+func holdsPlaceholder(k string) bool { return strings.Contains(k, placeholderPrefix) }
+
+// templateWords collects the names a template set spells out: fields (`.Values.service`),
+// variable fields and string constants (`index .Gateway.metadata.labels "app"`). Map keys with
+// these names keep them in B, so that the templates still find what they look up.
+func templateWords(t *template.Template) map[string]bool {
+	words := map[string]bool{}
+	var walk func(n parse.Node)
+	walk = func(n parse.Node) {
+		switch n := n.(type) {
+		case *parse.ListNode:
+			if n != nil {
+				for _, c := range n.Nodes {
+					walk(c)
+				}
 			}
+		case *parse.ActionNode:
+			walk(n.Pipe)
+		case *parse.PipeNode:
+			if n != nil {
+				for _, c := range n.Cmds {
+					walk(c)
+				}
+			}
+		case *parse.CommandNode:
+			for _, a := range n.Args {
+				walk(a)
+			}
+		case *parse.FieldNode:
+			for _, w := range n.Ident {
+				words[w] = true
+			}
+		case *parse.ChainNode:
+			walk(n.Node)
+			for _, w := range n.Field {
+				words[w] = true
+			}
+		case *parse.VariableNode:
+			for _, w := range n.Ident[1:] {
+				words[w] = true
+			}
+		case *parse.StringNode:
+			words[n.Text] = true
+		case *parse.IfNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.WithNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.RangeNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.TemplateNode:
+			words[n.Name] = true
+			walk(n.Pipe)
 		}
 	}
-	return out
+	for _, tt := range t.Templates() {
+		if tt.Tree != nil {
+			walk(tt.Tree.Root)
+		}
+	}
+	// A word that could change structure itself (a "\n" the template passes to replace) is
+	// no name to look up: a tenant key equal to it is still replaced.
+	maps.DeleteFunc(words, func(w string, _ bool) bool { return !inert(w) })
+	return words
+}
+
+// cutShort reports whether a scalar of A is B's scalar, with its placeholders put back,
+// cut short where the rest starts with a comment, a closing quote or a line break: a tenant string ended the
+// scalar early and what the template wrote after it (`--admin=false`) was lost, though the
+// structure is the same. A transformed string (trunc, a hash) does not look like that.
+func cutShort(a, restored string) bool {
+	if len(restored) <= len(a) || !strings.HasPrefix(restored, a) {
+		return false
+	}
+	rest := strings.TrimLeft(restored[len(a):], " \t")
+	// A line break too: what followed it went to another document, or was dropped.
+	return rest != "" && strings.ContainsRune("#\"'\n\r", rune(rest[0]))
 }

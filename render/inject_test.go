@@ -1,0 +1,158 @@
+package render_test
+
+import (
+	"encoding/base64"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/render"
+)
+
+// finalizer is issue 7's inline toYaml value: it adds a finalizer and an annotation.
+const finalizer = "finalizers:\n- example.com/block\nannotations:\n  injected: \"yes\""
+
+// TestInjectionWhateverTheTemplateDoes: a tenant string passed through any function still
+// cannot add a document or a field; the render fails naming the policy and the value's path.
+// Each of these got past the check that followed only verbatim, trimmed, lowered and upper-cased
+// strings.
+func TestInjectionWhateverTheTemplateDoes(t *testing.T) {
+	doc := "x\n---\n" + crb // adds a ClusterRoleBinding document
+	tilde := strings.ReplaceAll(doc, "\n", "~")
+	tests := []struct {
+		name, line, value string
+	}{
+		{"trunc", fmt.Sprintf("k: {{ .Values.v | trunc %d }}", len(doc)), doc + "~tail"},
+		{"replace", `k: {{ .Values.v | replace "~" "\n" }}`, tilde},
+		{"regexReplaceAll", `k: {{ regexReplaceAll "~" .Values.v "\n" }}`, tilde},
+		{"substr", `k: {{ substr 1 1000 .Values.v }}`, "_" + doc},
+		{"abbrev", fmt.Sprintf("k: {{ abbrev %d .Values.v }}", len(doc)+3), doc + "~tail"},
+		{"trimSuffix", `k: {{ .Values.v | trimSuffix ".end" }}`, doc + ".end"},
+		{"splitList first", `k: {{ splitList "," .Values.v | first }}`, doc + ",rest"},
+		{"indent", `k: {{ .Values.v | indent 1 }}`, "x\n injected: yes"},
+		{"nindent", `k: {{ .Values.v | nindent 4 }}`, "x\ninjected: yes"},
+		{"inline toYaml", `k: {{ toYaml .Values.v }}`, finalizer},
+		{"b64dec", `k: {{ .Values.v | b64dec }}`, base64.StdEncoding.EncodeToString([]byte(doc))},
+		{"tpl", `k: {{ tpl .Values.v . }}`, "x{{ \"\\n\" }}---{{ \"\\n\" }}" + strings.ReplaceAll(crb, "\n", "{{ \"\\n\" }}")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			template := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  labels:\n    app: web\ndata:\n  " + tt.line + "\n"
+			spec := gatewaySpec(map[string]string{"t": template})
+			// Even a blueprint allowed to produce ClusterRoleBindings gets none from a tenant.
+			spec.ClusterScopedKinds = []v1alpha1.GroupKind{{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}}
+			b := mustCompile(t, spec)
+			values := map[string]any{"v": tt.value}
+			in := input(values)
+			in.Tainted = render.TaintedStrings(values, tenant)
+			out, err := b.RenderGateway(in)
+			if err == nil {
+				t.Fatalf("RenderGateway = %v, want an error naming %s", out.Objects, tenant("v"))
+			}
+			var e *render.Error
+			if !asError(err, &e) || e.Origin != tenant("v") || e.Template != "gatewayTemplate.resourceTemplates.t" {
+				t.Fatalf("error %v, want one naming the template and %s", err, tenant("v"))
+			}
+			if !strings.Contains(e.Msg, "changed the YAML structure") && !strings.Contains(e.Msg, "not valid YAML once this value is inserted") {
+				t.Errorf("error %v, want it to say the value changed the structure", err)
+			}
+		})
+	}
+}
+
+func asError(err error, e **render.Error) bool {
+	for err != nil {
+		if x, ok := err.(*render.Error); ok {
+			*e = x
+			return true
+		}
+		u, ok := err.(interface{ Unwrap() []error })
+		if !ok || len(u.Unwrap()) != 1 {
+			return false
+		}
+		err = u.Unwrap()[0]
+	}
+	return false
+}
+
+// TestInlineToYamlAddsNoFinalizer: issue 7's exact input, with the exact error.
+func TestInlineToYamlAddsNoFinalizer(t *testing.T) {
+	template := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  labels:\n    l: {{ toYaml .Values.v }}\n"
+	b := mustCompile(t, gatewaySpec(map[string]string{"t": template}))
+	values := map[string]any{"v": finalizer}
+	in := input(values)
+	in.Tainted = render.TaintedStrings(values, tenant)
+	_, err := b.RenderGateway(in)
+	if want := changed("t", tenant("v")); err == nil || err.Error() != want {
+		t.Errorf("error\n got %v\nwant %s", err, want)
+	}
+}
+
+// TestConditionalsOnTenantValues: branching on a tenant value is not a change of structure,
+// though the branches render different structures.
+func TestConditionalsOnTenantValues(t *testing.T) {
+	tests := []struct{ name, line string }{
+		{"if eq", `{{ if eq .Values.tier "premium" }}extra: {a: "1"}{{ else }}extra: none{{ end }}`},
+		{"if not eq", `{{ if ne .Values.tier "premium" }}extra: none{{ else }}extra: {a: "1"}{{ end }}`},
+		{"else if", `{{ if eq .Values.tier "basic" }}extra: none{{ else if eq .Values.tier "premium" }}extra: {a: "1"}{{ else }}extra: []{{ end }}`},
+		{"with", `{{ with eq .Values.tier "premium" }}extra: {a: "1"}{{ else }}extra: none{{ end }}`},
+		{"if with a variable", `{{ if $p := eq .Values.tier "premium" }}extra: {a: "{{ if $p }}1{{ end }}"}{{ end }}`},
+		{"if in a loop", `extra: {{ range $i, $e := list 1 }}{{ if eq $.Values.tier "premium" }}{a: "1"}{{ else }}x{{ end }}{{ end }}`},
+		{"ternary", `extra: {a: {{ ternary "\"1\"" "\"2\"" (eq .Values.tier "premium") }}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := mustCompile(t, gatewaySpec(map[string]string{"t": configMap("a", tt.line)}))
+			values := map[string]any{"tier": "premium"}
+			in := input(values)
+			in.Tainted = render.TaintedStrings(values, tenant)
+			out, err := b.RenderGateway(in)
+			if err != nil {
+				t.Fatalf("RenderGateway: %v", err)
+			}
+			want := []render.Object{{Template: "t", Object: cm("a", map[string]any{"extra": map[string]any{"a": "1"}})}}
+			if !reflect.DeepEqual(out.Objects, want) {
+				t.Errorf("objects =\n%v\nwant\n%v", out.Objects, want)
+			}
+		})
+	}
+}
+
+// TestTenantListsNotStrings: a list made from the content of a tenant string depends on its
+// content; tenants pass lists instead.
+func TestTenantListsNotStrings(t *testing.T) {
+	b := mustCompile(t, gatewaySpec(map[string]string{"t": configMap("a", `{{- range splitList "," .Values.hosts }}`, `  {{ . }}: "1"`, `{{- end }}`)}))
+	values := map[string]any{"hosts": "a,b"}
+	in := input(values)
+	in.Tainted = render.TaintedStrings(values, tenant)
+	if _, err := b.RenderGateway(in); err == nil || !strings.Contains(err.Error(), tenant("hosts")) {
+		t.Errorf("error %v, want one naming %s", err, tenant("hosts"))
+	}
+	listed := mustCompile(t, gatewaySpec(map[string]string{"t": configMap("a", `{{- range .Values.hosts }}`, `  {{ . }}: "1"`, `{{- end }}`)}))
+	values = map[string]any{"hosts": []any{"a", "b"}}
+	in = input(values)
+	in.Tainted = render.TaintedStrings(values, tenant)
+	out, err := listed.RenderGateway(in)
+	if err != nil {
+		t.Fatalf("RenderGateway: %v", err)
+	}
+	want := []render.Object{{Template: "t", Object: cm("a", map[string]any{"a": "1", "b": "1"})}}
+	if !reflect.DeepEqual(out.Objects, want) {
+		t.Errorf("objects =\n%v\nwant\n%v", out.Objects, want)
+	}
+}
+
+// TestTenantKeyEqualToATemplateString: a tenant key that equals a string the template spells
+// out is still checked when it is not a plain word.
+func TestTenantKeyEqualToATemplateString(t *testing.T) {
+	template := configMap("a", `{{- range $k, $v := .Values.labels }}`, `  {{ $k }}: {{ $v | replace "~" "\n" | quote }}`, `{{- end }}`)
+	b := mustCompile(t, gatewaySpec(map[string]string{"t": template}))
+	values := map[string]any{"labels": map[string]any{"\n": "1"}}
+	in := input(values)
+	in.Tainted = render.TaintedStrings(values, tenant)
+	if _, err := b.RenderGateway(in); err == nil || !strings.Contains(err.Error(), tenant("labels.\n")+" (a key)") {
+		t.Errorf("error %v, want one naming the key", err)
+	}
+}

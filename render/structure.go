@@ -1,0 +1,296 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// The structure check: tenant strings are data, whatever a template does with them.
+//
+// Every template is rendered twice. Render A is the real one. Render B runs the same template
+// on the same input with every tenant string (Input.Tainted, wherever it occurs: values,
+// .Gateway, .HTTPRoute, .Hostnames, .Resources, and map keys) replaced by a placeholder, a
+// plain word that YAML reads as one string in any context, and takes the branches A took at
+// every `if` and `with` (see rewriteDecisions). If the tenant strings were data, A and B have
+// the same structure: the same documents, the same node kinds (map, list or scalar) at every
+// position, the same list lengths and the same map keys, except keys that hold a tenant string.
+// Whatever a template did to a string (trunc, replace, b64dec, indent, inline toYaml, tpl…),
+// if its content shaped the output, the two differ. No list of functions is involved.
+
+// outputKind is how a template's output is parsed and what a failure says.
+type outputKind struct {
+	parse            func(text string) (parsed []any, doc int, err error)
+	invalid, changed string
+}
+
+var (
+	resourceOutput = outputKind{
+		parse:   parseDocuments,
+		invalid: "output is not valid YAML once this value is inserted (%v); the template must quote it, e.g. `| quote`",
+		changed: "this value changed the YAML structure of the output (it would add documents or fields); the template must quote it, e.g. `| quote`, or use toYaml",
+	}
+	statusOutput = outputKind{
+		parse:   parseStatus,
+		invalid: "output is not valid YAML once this value is inserted (%v)",
+		changed: "this value changed the YAML structure of the status; the template must quote it",
+	}
+)
+
+// structureCheck is render B of one render, beside render A.
+type structureCheck struct {
+	b   *Blueprint
+	in  *Input
+	sub *substitution
+	y   *execution // B's execution: same templates, placeholders in the data
+	// deadline is the render's: the check's renders spend the same time budget as A's, so
+	// that a slow template cannot take the limit once per render the check makes.
+	deadline time.Time
+	// order lists the templates A rendered successfully so far, in order, with the decisions
+	// each made: the search for a culprit renders them again in the same order, so that
+	// remembered include outputs are the same as in A.
+	order []*compiled
+	logs  map[*compiled]decisions
+	// renders and parses count B's work on the success path, for tests of its cost.
+	renders, parses int
+}
+
+// checked, when set (by tests), is told what each structure check cost.
+var checked func(renders, parses int)
+
+func (b *Blueprint) newStructureCheck(in *Input, deadline time.Time) (*structureCheck, error) {
+	sub := newSubstitution(in.Tainted, b.words)
+	y, err := b.newExecution(in, sub)
+	if err != nil {
+		return nil, err
+	}
+	y.budget.deadline = deadline
+	return &structureCheck{b: b, in: in, sub: sub, y: y, deadline: deadline, logs: map[*compiled]decisions{}}, nil
+}
+
+func (s *structureCheck) done() {
+	if checked != nil {
+		checked(s.renders, s.parses)
+	}
+	s.y.done()
+}
+
+// ran notes that A rendered c, with the decisions it made.
+func (s *structureCheck) ran(c *compiled, log decisions, ok bool) {
+	if s == nil || !ok {
+		return
+	}
+	s.order = append(s.order, c)
+	s.logs[c] = log
+}
+
+// verify renders c in B and compares B's output with A's: textA, parsed as kind says into
+// parsedA, or failing at document docA with errA. It returns an *Error naming a tenant value
+// that shaped the output, or nil. A output that is not valid YAML while B's is counts as a
+// change of structure; both invalid is the template's own fault, for the caller to report.
+func (s *structureCheck) verify(c *compiled, textA string, parsedA []any, docA int, errA error, kind outputKind) error {
+	if s == nil || len(s.sub.originals) == 0 {
+		return nil
+	}
+	s.y.d.start(s.logs[c])
+	textB, pending, errB := s.y.run(c)
+	s.renders++
+	if s.y.budget.err != nil && s.y.budget.err.timeUp {
+		return errB // the render's time ran out during the check: the render's failure, not a tenant's
+	}
+	if errB == nil && pending == nil {
+		// The common case costs no second parse: B's text with the placeholders put back is
+		// A's text, and every string put back is inert, so the two texts have one structure.
+		if restored, inertOnly := s.sub.restore(textB); errA == nil && inertOnly && restored == textA {
+			return nil
+		}
+		parsedB, _, errYAML := kind.parse(textB)
+		s.parses++
+		switch {
+		case errA != nil && errYAML != nil:
+			return nil
+		case errA == nil && errYAML == nil && s.sameStructure(parsedA, parsedB):
+			return nil
+		}
+	}
+	return s.blame(c, parsedA, docA, errA, kind)
+}
+
+// blame finds a tenant string whose substitution changes c's output: it renders B again with
+// only the first n tenant strings (in sorted order) replaced, and searches n by bisection.
+// This is the failure path: a few more renders are fine.
+func (s *structureCheck) blame(c *compiled, parsedA []any, docA int, errA error, kind outputKind) error {
+	var failure error // the error B ran into, if it failed to render
+	var spent error   // a budget exceeded while searching: reported as is, no tenant blamed
+	differs := func(n int) bool {
+		if spent != nil {
+			return true
+		}
+		y, err := s.b.newExecution(s.in, s.sub.prefix(n))
+		if err != nil {
+			return true
+		}
+		defer y.done()
+		y.budget.deadline = s.deadline
+		defer func() {
+			if y.budget.err != nil && y.budget.err.timeUp && spent == nil {
+				spent = &Error{Blueprint: s.b.Name, Template: c.field, Msg: y.budget.err.msg}
+			}
+		}()
+		for _, r := range s.order {
+			y.d.start(s.logs[r])
+			text, pending, err := y.run(r)
+			if r != c {
+				continue
+			}
+			if err != nil || pending != nil {
+				if err == nil {
+					err = fmt.Errorf("%s", pending.Reason)
+				}
+				failure = err
+				return true
+			}
+			parsedB, _, errB := kind.parse(text)
+			if errA != nil {
+				return errB == nil
+			}
+			return errB != nil || !s.sameStructure(parsedA, parsedB)
+		}
+		return false
+	}
+	lo, hi := 0, len(s.sub.originals) // differs(lo) is false: A itself; differs(hi) is B
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if differs(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	origin := s.sub.origin[s.sub.originals[hi-1]]
+	failure = nil
+	reproduced := differs(hi)
+	if spent != nil {
+		return spent
+	}
+	if !reproduced {
+		// Not reproduced (a template that is not deterministic): say what is known.
+		return &Error{Blueprint: s.b.Name, Template: c.field,
+			Msg: "the YAML structure of the output depends on the content of tenant strings; the template must quote them, e.g. `| quote`"}
+	}
+	e := &Error{Blueprint: s.b.Name, Template: c.field, Origin: origin}
+	switch {
+	case errA != nil:
+		e.Document, e.Msg = docA, fmt.Sprintf(kind.invalid, errA)
+	case failure != nil:
+		e.Msg = fmt.Sprintf("the template's output depends on this value's content: with an inert string in its place, it fails (%v); "+
+			"compare tenant values with `if eq`, do not use them as keys, list lengths or templates", failure)
+	default:
+		e.Msg = kind.changed
+	}
+	return e
+}
+
+// sameStructure compares parsed documents: the same number, and the same structure each.
+func (s *structureCheck) sameStructure(a, b []any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !s.sameNode(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameNode compares the structure of A's node a and B's node b: maps with the same number of
+// keys, matched by name (a key of B holding a placeholder matches the key of A it restores to;
+// the rest are paired in sorted order: tenant strings in key position are data), lists of the same length, scalars of
+// any type, unless A's is B's with the tenant strings put back, cut short (see cutShort).
+func (s *structureCheck) sameNode(a, b any) bool {
+	switch a := a.(type) {
+	case map[string]any:
+		bm, ok := b.(map[string]any)
+		if !ok || len(a) != len(bm) {
+			return false
+		}
+		var loose []string
+		for k, bv := range bm {
+			av, ok := a[k]
+			if holdsPlaceholder(k) || !ok {
+				// A tenant string in key position, maybe transformed past recognition
+				// (`upper`): paired below.
+				loose = append(loose, k)
+				continue
+			}
+			if !s.sameNode(av, bv) {
+				return false
+			}
+		}
+		if len(loose) == 0 {
+			return true
+		}
+		used := make(map[string]bool, len(loose))
+		var unpaired []string
+		for _, k := range loose {
+			r, _ := s.sub.restore(k)
+			_, inB := bm[r]
+			if av, ok := a[r]; ok && !inB && !used[r] {
+				used[r] = true
+				if !s.sameNode(av, bm[k]) {
+					return false
+				}
+				continue
+			}
+			unpaired = append(unpaired, k)
+		}
+		if len(unpaired) == 0 {
+			return true
+		}
+		var rest []string
+		for k := range a {
+			if _, inB := bm[k]; !inB && !used[k] {
+				rest = append(rest, k)
+			}
+		}
+		if len(rest) != len(unpaired) {
+			return false
+		}
+		slices.Sort(rest)
+		slices.Sort(unpaired)
+		for i := range rest {
+			if !s.sameNode(a[rest[i]], bm[unpaired[i]]) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		bl, ok := b.([]any)
+		if !ok || len(a) != len(bl) {
+			return false
+		}
+		for i := range a {
+			if !s.sameNode(a[i], bl[i]) {
+				return false
+			}
+		}
+		return true
+	default:
+		switch b := b.(type) {
+		case map[string]any, []any:
+			return false
+		case string:
+			// A scalar keeps what the template wrote after a tenant string.
+			if holdsPlaceholder(b) {
+				as, isString := a.(string)
+				if !isString {
+					as = fmt.Sprint(a)
+				}
+				restored, _ := s.sub.restore(b)
+				return !cutShort(as, restored)
+			}
+		}
+		return true
+	}
+}
