@@ -83,13 +83,14 @@ func Gateway(in *Input) (*Result, error) {
 	gwTainted := render.TaintedStrings(gwMap, func(p string) string { return gwOrigin + " " + p })
 
 	res := &Result{Values: values, Hostnames: att.hostnames, Listeners: att.listeners, Routes: att.routes}
+	resources := byTemplateKey(in.Live, bp.GatewayTemplates())
 	out, err := bp.RenderGateway(&render.Input{
 		Values:       values.Values,
 		Gateway:      gwMap,
-		Resources:    byTemplateKey(in.Live, bp.GatewayTemplates()),
+		Resources:    resources,
 		Hostnames:    att.hostnames,
 		Namespace:    gw.Namespace,
-		Tainted:      append(tenantValues(values), gwTainted...),
+		Tainted:      append(append(tenantValues(values), gwTainted...), liveTainted(resources)...),
 		IsNamespaced: in.IsNamespaced,
 		Limits:       in.Limits,
 		CustomKinds:  in.CustomKinds,
@@ -146,11 +147,13 @@ func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r *gwv1.
 	origin := fmt.Sprintf("HTTPRoute %s/%s field", r.Namespace, r.Name)
 	tainted := append(tenantValues(values), gwTainted...)
 	tainted = append(tainted, render.TaintedStrings(rMap, func(p string) string { return origin + " " + p })...)
+	resources := byTemplateKey(in.LiveRoutes[types.NamespacedName{Namespace: r.Namespace, Name: LabelValue(r.Name)}], bp.RouteTemplates())
+	tainted = append(tainted, liveTainted(resources)...)
 	out, err := bp.RenderRoute(&render.Input{
 		Values:       values.Values,
 		Gateway:      gwMap,
 		HTTPRoute:    rMap,
-		Resources:    byTemplateKey(in.LiveRoutes[types.NamespacedName{Namespace: r.Namespace, Name: LabelValue(r.Name)}], bp.RouteTemplates()),
+		Resources:    resources,
 		Hostnames:    hostnames,
 		Namespace:    r.Namespace,
 		Tainted:      tainted,
@@ -307,6 +310,27 @@ func byTemplateKey(live map[string][]map[string]any, keys []string) map[string][
 	for _, k := range keys {
 		if objs, ok := live[LabelValue(k)]; ok {
 			out[k] = objs
+		}
+	}
+	return out
+}
+
+// liveTainted are the strings of the objects a template reads back through .Resources. They
+// are Gantry's objects, but they live in the tenant's namespace, where a tenant with ordinary
+// rights can edit them (and their status is written by other controllers): what they hold is
+// as hostile as a GatewayConfig value.
+func liveTainted(resources map[string][]map[string]any) []render.Tainted {
+	var out []render.Tainted
+	for _, objs := range resources {
+		for _, o := range objs {
+			kind, _ := o["kind"].(string)
+			meta, _ := o["metadata"].(map[string]any)
+			name, _ := meta["name"].(string)
+			if namespace, _ := meta["namespace"].(string); namespace != "" {
+				name = namespace + "/" + name
+			}
+			origin := kind + " " + name + " field "
+			out = append(out, render.TaintedStrings(o, func(p string) string { return origin + p })...)
 		}
 	}
 	return out

@@ -472,3 +472,35 @@ func TestMalformedPolicyValues(t *testing.T) {
 		t.Errorf("error\n got %v\nwant %s", err, want)
 	}
 }
+
+// TestLiveObjectsAreTenantStrings: the objects Gantry rendered live in the tenant's namespace,
+// and a tenant with ordinary rights there can edit them. What a template reads back from them
+// through .Resources is a tenant string like a GatewayConfig value: it cannot add a document.
+func TestLiveObjectsAreTenantStrings(t *testing.T) {
+	const pwn = "x\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: pwned"
+	bp := blueprint(map[string]string{
+		"settings": configMapTemplate("settings", `sa: "default"`),
+		"cm":       configMapTemplate("copy", `{{- with .Resources.settings }}`, `sa: {{ (index . 0).data.sa }}`, `{{- end }}`),
+	}, "")
+	live := func(sa string) map[string][]map[string]any {
+		return map[string][]map[string]any{"settings": {{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": "settings", "namespace": ns}, "data": map[string]any{"sa": sa}}}}
+	}
+	// Edited by the tenant to hold a document: refused, naming the object and the field.
+	res, err := desired.Gateway(&desired.Input{Gateway: gateway("web"), Class: class(), Blueprint: bp, Live: live(pwn)})
+	if err == nil {
+		t.Fatalf("Gateway rendered %d objects, want an error", len(res.Objects))
+	}
+	desiredError(t, err, desired.ReasonRenderFailed)
+	if want := "ConfigMap team-a/settings field data.sa: this value changed the YAML structure"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not say %q", err, want)
+	}
+	// As rendered, it is data.
+	res, err = desired.Gateway(&desired.Input{Gateway: gateway("web"), Class: class(), Blueprint: bp, Live: live("default")})
+	if err != nil {
+		t.Fatalf("Gateway: %v", err)
+	}
+	if len(res.Objects) != 2 {
+		t.Errorf("objects = %v, want settings and copy", res.Objects)
+	}
+}
