@@ -29,25 +29,7 @@ spec:%s
         kind: %s
         metadata:
           name: x
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata:
-  name: kinds
-spec:
-  controllerName: gantry.dev/gateway-controller
-  parametersRef: {group: gateway.gantry.dev, kind: GatewayClassBlueprint, name: kinds}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata:
-  name: web
-  namespace: team-a
-spec:
-  gatewayClassName: kinds
-  listeners:
-  - {name: http, port: 80, protocol: HTTP}
-`, list, apiVersion, kind)
+`, list, apiVersion, kind) + classAndGateway("kinds")
 }
 
 const widgetCRD = `---
@@ -91,4 +73,28 @@ func TestRenderKindScopes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// classAndGateway is a GatewayClass of the blueprint of the same name and a Gateway team-a/web
+// of that class, as documents to follow a blueprint's.
+func classAndGateway(name string) string {
+	return fmt.Sprintf(`---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata:
+  name: %[1]s
+spec:
+  controllerName: gantry.dev/gateway-controller
+  parametersRef: {group: gateway.gantry.dev, kind: GatewayClassBlueprint, name: %[1]s}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: web
+  namespace: team-a
+spec:
+  gatewayClassName: %[1]s
+  listeners:
+  - {name: http, port: 80, protocol: HTTP}
+`, name)
 }

@@ -7,7 +7,7 @@ import (
 
 // manyObjects is a class whose blueprint renders one ConfigMap per element of until 1500: more
 // than the default object budget.
-const manyObjects = `apiVersion: gateway.gantry.dev/v1alpha1
+var manyObjects = `apiVersion: gateway.gantry.dev/v1alpha1
 kind: GatewayClassBlueprint
 metadata:
   name: many
@@ -22,25 +22,7 @@ spec:
         metadata:
           name: cm-{{ . }}
         {{- end }}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata:
-  name: many
-spec:
-  controllerName: gantry.dev/gateway-controller
-  parametersRef: {group: gateway.gantry.dev, kind: GatewayClassBlueprint, name: many}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata:
-  name: web
-  namespace: team-a
-spec:
-  gatewayClassName: many
-  listeners:
-  - {name: http, port: 80, protocol: HTTP}
-`
+` + classAndGateway("many")
 
 func TestRenderBudgetFlags(t *testing.T) {
 	code, out, errOut := run(t, manyObjects, "-")
