@@ -288,7 +288,7 @@ func (b *Blueprint) render(in *Input, set []*compiled, status *compiled) (*Outpu
 			x.d.start(nil) // record the decisions for B to replay
 		}
 		text, pending, err := x.run(c)
-		check.ran(c, x.d.log, err == nil && pending == nil)
+		check.ran(c, x.d.log, x.code, err == nil && pending == nil)
 		switch {
 		case err != nil:
 			errs = append(errs, err)
@@ -335,6 +335,8 @@ type execution struct {
 	budget budget
 	// d records or replays the decisions of if and with, for the structure check.
 	d decider
+	// code is the shape of each text tpl ran in the current template (see codeShape).
+	code []string
 }
 
 // newExecution takes a bound clone of the template set from the pool (cloning the set for
@@ -493,6 +495,7 @@ func (x *execution) tpl(text string, data any) (string, error) {
 			instrument(n.Tree)
 		}
 	}
+	x.code = append(x.code, codeShape(t, x.t))
 	buf := budgetWriter{budget: &x.budget}
 	if err := t.Execute(&buf, data); err != nil {
 		if d := nestedTooDeep(err); d != err {
@@ -516,7 +519,7 @@ func (x *execution) run(c *compiled) (text string, pending *Pending, err error) 
 		return "", nil, &Error{Blueprint: x.b.Name, Template: c.field, Msg: "not rendered: an earlier template exceeded the render's budget"}
 	}
 	buf := budgetWriter{budget: &x.budget}
-	x.depth = 0
+	x.depth, x.code = 0, x.code[:0]
 	if execErr := x.t.ExecuteTemplate(&buf, c.field, x.data); execErr != nil {
 		e, ctx := templateError(x.b.Name, c.field, execErr)
 		// A budget exceeded anywhere in the render (an include, a function, the writer) is

@@ -55,7 +55,9 @@ func TestInjectionWhateverTheTemplateDoes(t *testing.T) {
 			if !asError(err, &e) || e.Origin != tenant("v") || e.Template != "gatewayTemplate.resourceTemplates.t" {
 				t.Fatalf("error %v, want one naming the template and %s", err, tenant("v"))
 			}
-			if !strings.Contains(e.Msg, "changed the YAML structure") && !strings.Contains(e.Msg, "not valid YAML once this value is inserted") {
+			// tpl on a tenant string that brings actions is refused for the code itself.
+			if !strings.Contains(e.Msg, "changed the YAML structure") && !strings.Contains(e.Msg, "not valid YAML once this value is inserted") &&
+				!(tt.name == "tpl" && strings.Contains(e.Msg, "tpl would run template code that this value brings")) {
 				t.Errorf("error %v, want it to say the value changed the structure", err)
 			}
 		})
@@ -154,5 +156,52 @@ func TestTenantKeyEqualToATemplateString(t *testing.T) {
 	in.Tainted = render.TaintedStrings(values, tenant)
 	if _, err := b.RenderGateway(in); err == nil || !strings.Contains(err.Error(), tenant("labels.\n")+" (a key)") {
 		t.Errorf("error %v, want one naming the key", err)
+	}
+}
+
+// TestTenantTemplateCode: a blueprint that passes a tenant string to tpl would run the tenant's
+// template code with the render's whole context. Without changing the output's structure, that
+// reads what the tenant must not see (a platform value) or chooses which value to read. The
+// template text tpl runs may hold tenant strings only as text: an action, a field name or a
+// function that a tenant string brings is refused, naming the value.
+func TestTenantTemplateCode(t *testing.T) {
+	const (
+		run    = `{{ tpl .Values.v . | quote }}`                                // the tenant string is the template
+		choose = `{{ tpl (printf "{{ .Values.%s }}" .Values.v) . | quote }}` // it names the value read
+	)
+	for _, tt := range []struct {
+		name, line, value string
+		refused           bool
+	}{
+		{"reads a platform value", run, "{{ .Values.platformSecret }}", true},
+		{"calls a function", run, `{{ "x" | sha256sum }}`, true},
+		{"chooses the value read", choose, "platformSecret", true},
+		{"plain text", run, "plain words, {not} an action", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := mustCompile(t, gatewaySpec(map[string]string{"t": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  k: " + tt.line + "\n"}))
+			in := input(map[string]any{"v": tt.value, "platformSecret": "s3cr3t"})
+			in.Tainted = render.TaintedStrings(map[string]any{"v": tt.value}, tenant)
+			out, err := b.RenderGateway(in)
+			if !tt.refused {
+				if err != nil {
+					t.Fatalf("RenderGateway: %v", err)
+				}
+				if got := out.Objects[0].Object["data"].(map[string]any)["k"]; got != tt.value {
+					t.Errorf("k = %q, want the text as is", got)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("RenderGateway = %v, want an error naming %s", out.Objects[0].Object["data"], tenant("v"))
+			}
+			var e *render.Error
+			if !asError(err, &e) || e.Origin != tenant("v") || e.Template != "gatewayTemplate.resourceTemplates.t" {
+				t.Fatalf("error %v, want one naming the template and %s", err, tenant("v"))
+			}
+			if strings.Contains(err.Error(), "s3cr3t") {
+				t.Errorf("error %v shows the platform value", err)
+			}
+		})
 	}
 }

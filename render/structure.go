@@ -51,6 +51,8 @@ type structureCheck struct {
 	// remembered include outputs are the same as in A.
 	order []*compiled
 	logs  map[*compiled]decisions
+	// code is, per template, the shapes of the texts A ran through tpl.
+	code map[*compiled][]string
 	// renders and parses count B's work on the success path, for tests of its cost.
 	renders, parses int
 }
@@ -65,7 +67,7 @@ func (b *Blueprint) newStructureCheck(in *Input, deadline time.Time) (*structure
 		return nil, err
 	}
 	y.budget.deadline = deadline
-	return &structureCheck{b: b, in: in, sub: sub, y: y, deadline: deadline, logs: map[*compiled]decisions{}}, nil
+	return &structureCheck{b: b, in: in, sub: sub, y: y, deadline: deadline, logs: map[*compiled]decisions{}, code: map[*compiled][]string{}}, nil
 }
 
 func (s *structureCheck) done() {
@@ -76,12 +78,15 @@ func (s *structureCheck) done() {
 }
 
 // ran notes that A rendered c, with the decisions it made.
-func (s *structureCheck) ran(c *compiled, log decisions, ok bool) {
+func (s *structureCheck) ran(c *compiled, log decisions, code []string, ok bool) {
 	if s == nil || !ok {
 		return
 	}
 	s.order = append(s.order, c)
 	s.logs[c] = log
+	if len(code) > 0 {
+		s.code[c] = slices.Clone(code)
+	}
 }
 
 // verify renders c in B and compares B's output with A's: textA, parsed as kind says into
@@ -97,6 +102,9 @@ func (s *structureCheck) verify(c *compiled, textA string, parsedA []any, docA i
 	s.renders++
 	if s.y.budget.err != nil && s.y.budget.err.timeUp {
 		return errB // the render's time ran out during the check: the render's failure, not a tenant's
+	}
+	if errB == nil && pending == nil && !slices.Equal(s.y.code, s.code[c]) {
+		return s.blame(c, parsedA, docA, errA, kind)
 	}
 	if errB == nil && pending == nil {
 		// The common case costs no second parse: B's text with the placeholders put back is
@@ -122,6 +130,7 @@ func (s *structureCheck) verify(c *compiled, textA string, parsedA []any, docA i
 func (s *structureCheck) blame(c *compiled, parsedA []any, docA int, errA error, kind outputKind) error {
 	var failure error // the error B ran into, if it failed to render
 	var spent error   // a budget exceeded while searching: reported as is, no tenant blamed
+	var code bool     // B ran other template code through tpl
 	differs := func(n int) bool {
 		if spent != nil {
 			return true
@@ -150,6 +159,10 @@ func (s *structureCheck) blame(c *compiled, parsedA []any, docA int, errA error,
 				failure = err
 				return true
 			}
+			if !slices.Equal(y.code, s.code[c]) {
+				code = true
+				return true
+			}
 			parsedB, _, errB := kind.parse(text)
 			if errA != nil {
 				return errB == nil
@@ -168,7 +181,7 @@ func (s *structureCheck) blame(c *compiled, parsedA []any, docA int, errA error,
 		}
 	}
 	origin := s.sub.origin[s.sub.originals[hi-1]]
-	failure = nil
+	failure, code = nil, false
 	reproduced := differs(hi)
 	if spent != nil {
 		return spent
@@ -182,6 +195,9 @@ func (s *structureCheck) blame(c *compiled, parsedA []any, docA int, errA error,
 	switch {
 	case errA != nil:
 		e.Document, e.Msg = docA, fmt.Sprintf(kind.invalid, errA)
+	case code:
+		e.Msg = "tpl would run template code that this value brings (an action, a field, a variable or a function); " +
+			"tenant strings may reach tpl only as text"
 	case failure != nil:
 		e.Msg = fmt.Sprintf("the template's output depends on this value's content: with an inert string in its place, it fails (%v); "+
 			"compare tenant values with `if eq`, do not use them as keys, list lengths or templates", failure)
