@@ -166,7 +166,7 @@ func TestTenantKeyEqualToATemplateString(t *testing.T) {
 // function that a tenant string brings is refused, naming the value.
 func TestTenantTemplateCode(t *testing.T) {
 	const (
-		run    = `{{ tpl .Values.v . | quote }}`                                // the tenant string is the template
+		run    = `{{ tpl .Values.v . | quote }}`                             // the tenant string is the template
 		choose = `{{ tpl (printf "{{ .Values.%s }}" .Values.v) . | quote }}` // it names the value read
 	)
 	for _, tt := range []struct {
