@@ -456,20 +456,46 @@ func (x *execution) mutating() template.FuncMap {
 	mustMerge := f["mustMerge"].(func(map[string]any, ...map[string]any) (any, error))
 	mustMergeOverwrite := f["mustMergeOverwrite"].(func(map[string]any, ...map[string]any) (any, error))
 	forget := func() { x.memo, x.mutations = nil, x.mutations+1 }
+	// mergo recurses without bound into a map that holds itself (set can make one, and merge
+	// through maps two values share): a stack overflow is fatal, not a panic to recover.
+	// Merges take only values the output budget could walk.
+	walkable := func(fn string, d map[string]any, s []map[string]any) error {
+		if err := x.budget.walkable(fn, d); err != nil {
+			return err
+		}
+		for _, m := range s {
+			if err := x.budget.walkable(fn, m); err != nil {
+				return err
+			}
+		}
+		forget()
+		return nil
+	}
 	return template.FuncMap{
 		"set":   func(d map[string]any, k string, v any) map[string]any { forget(); return set(d, k, v) },
 		"unset": func(d map[string]any, k string) map[string]any { forget(); return unset(d, k) },
-		"merge": func(d map[string]any, s ...map[string]any) any { forget(); return merge(d, s...) },
-		"mergeOverwrite": func(d map[string]any, s ...map[string]any) any {
-			forget()
-			return mergeOverwrite(d, s...)
+		"merge": func(d map[string]any, s ...map[string]any) (any, error) {
+			if err := walkable("merge", d, s); err != nil {
+				return nil, err
+			}
+			return merge(d, s...), nil
+		},
+		"mergeOverwrite": func(d map[string]any, s ...map[string]any) (any, error) {
+			if err := walkable("mergeOverwrite", d, s); err != nil {
+				return nil, err
+			}
+			return mergeOverwrite(d, s...), nil
 		},
 		"mustMerge": func(d map[string]any, s ...map[string]any) (any, error) {
-			forget()
+			if err := walkable("mustMerge", d, s); err != nil {
+				return nil, err
+			}
 			return mustMerge(d, s...)
 		},
 		"mustMergeOverwrite": func(d map[string]any, s ...map[string]any) (any, error) {
-			forget()
+			if err := walkable("mustMergeOverwrite", d, s); err != nil {
+				return nil, err
+			}
 			return mustMergeOverwrite(d, s...)
 		},
 	}

@@ -133,6 +133,19 @@ func (b *budget) spend(n int) error {
 	return nil
 }
 
+// walkable refuses a value that a function walking it would find larger than the output
+// budget, or endless: one that holds itself. With the budget off, a walk still stops, later.
+func (b *budget) walkable(fn string, v any) error {
+	limit := b.limits.MaxBytes
+	if limit <= 0 {
+		limit = 1 << 30
+	}
+	if sizeOf(v, limit) > limit {
+		return b.fail("render budget exceeded: output: %s of a value larger than %d bytes, or one that holds itself (--render-max-bytes)", fn, limit)
+	}
+	return nil
+}
+
 // size refuses, before it is allocated, a function result of n bytes that alone exceeds the
 // output budget.
 func (b *budget) size(fn string, n int) error {

@@ -140,3 +140,21 @@ func TestBudgetValuesThatDouble(t *testing.T) {
 	budgetErr(t, `{{ $s := "xx" }}{{ range until 30 }}{{ $s = print $s $s }}{{ end }}`, render.Limits{}, "output")
 	budgetErr(t, `{{ $s := "xx" }}{{ range until 80 }}{{ $s = b64enc $s }}{{ end }}`, render.Limits{}, "output")
 }
+
+// TestBudgetValuesThatHoldThemselves: set can make a map that holds itself, and merge can,
+// through maps two values share. mergo's merge then recursed forever: a fatal stack overflow
+// that no recover catches, so one blueprint's bug crashed the controller for every Gateway.
+// Merging such a value is refused like any value larger than the output budget, before mergo
+// walks it; the other functions that walk values already were.
+func TestBudgetValuesThatHoldThemselves(t *testing.T) {
+	self := `{{ $d := dict "a" 1 }}{{ $_ := set $d "self" $d }}`
+	for _, use := range []string{
+		`{{ $x := merge $d $d }}`, `{{ $x := mergeOverwrite $d (dict "self" $d) }}`,
+		`{{ $x := mustMerge $d $d }}`, `{{ $x := mustMergeOverwrite $d (dict "self" $d) }}`,
+		`{{ $x := toString $d }}`, `{{ $x := deepCopy $d }}`, `{{ $d }}`,
+	} {
+		budgetErr(t, self+use, render.Limits{}, "output")
+	}
+	// merge through shared maps, no set at all.
+	budgetErr(t, `{{ $m := dict "a" (list 1) }}{{ range until 22 }}{{ $m = merge (dict) $m (dict "b" $m) }}{{ end }}`, render.Limits{}, "output")
+}
