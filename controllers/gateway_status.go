@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -54,7 +55,7 @@ func (r *GatewayReconciler) writeStatus(ctx context.Context, gw *gwv1.Gateway, r
 	switch {
 	case se.err != nil && isDesiredError(se.err):
 		accepted.Status, accepted.Reason, accepted.Message = metav1.ConditionFalse, string(gwv1.GatewayReasonInvalidParameters), truncate(se.err.Error())
-		programmed.Status, programmed.Reason, programmed.Message = metav1.ConditionFalse, se.reason, "not rendered: "+truncate(se.err.Error())
+		programmed.Status, programmed.Reason, programmed.Message = metav1.ConditionFalse, se.reason, notRendered(se.err.Error())
 	case se.err != nil:
 		programmed.Status, programmed.Reason, programmed.Message = metav1.ConditionFalse, se.reason, truncate(se.err.Error())
 	case len(res.Pending) > 0 || pendingRoutes(res):
@@ -171,9 +172,20 @@ func setAffected(conds *[]metav1.Condition, gen int64, v *precedence.Result) {
 	}
 }
 
+// truncate cuts s to the API's limit, between runes: half a rune would be encoded as U+FFFD,
+// three bytes, and could push the message past the limit again.
 func truncate(s string) string {
 	if len(s) <= maxMessage {
 		return s
 	}
-	return s[:maxMessage-3] + "..."
+	cut := maxMessage - len("...")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
+}
+
+// notRendered is the Programmed message of a Gateway whose render failed.
+func notRendered(reason string) string {
+	return truncate("not rendered: " + reason)
 }
