@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -80,6 +81,14 @@ func (r *GatewayReconciler) writeStatus(ctx context.Context, gw *gwv1.Gateway, r
 		return nil
 	}
 	if err := r.statusWrites.patch(ctx, r.Client, gw, next); err != nil {
+		if apierrors.IsInvalid(err) && res != nil && !equality.Semantic.DeepEqual(gw.Status.Addresses, res.Addresses) {
+			// The addresses are the one part of the status a blueprint renders. Refused, they
+			// must not keep the rest from being written: say why, keep the addresses there were.
+			kept := *res
+			kept.Addresses = gw.Status.Addresses
+			return r.writeStatus(ctx, gw, &kept, statusError{reason: desired.ReasonRenderFailed,
+				err: fmt.Errorf("gatewayTemplate.status.template: the API server refused the addresses it rendered: %w", err)})
+		}
 		return fmt.Errorf("write status of Gateway %s/%s: %w", gw.Namespace, gw.Name, err)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package controllers_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -9,6 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
 )
 
 // Issue 7 items 5 and 6 in the controller: a List, two templates rendering one object, and a
@@ -63,5 +67,38 @@ items:
 				t.Errorf("ConfigMap item: %v, want not found (nothing of a failed render is applied)", err)
 			}
 		})
+	}
+}
+
+// TestRefusedAddressesAreReported: the addresses are the one part of a Gateway's status a
+// blueprint renders, from values and live objects. Ones the API server refuses (a hostname
+// with an underscore, more than 16) made the whole status write fail: the Gateway never said
+// anything. The status is written without them, Programmed=False naming the refusal, and the
+// addresses the Gateway had stay until the template renders ones the API accepts.
+func TestRefusedAddressesAreReported(t *testing.T) {
+	ns := namespace(t, nil)
+	bp := blueprint("addresses", `{"host": "lb.example.com"}`, map[string]string{"cm": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n"})
+	bp.Spec.GatewayTemplate.Status = &v1alpha1.StatusTemplate{Template: "addresses:\n- type: Hostname\n  value: {{ .Values.host | quote }}\n"}
+	class := setup(t, ns, bp)
+	create(t, gateway(ns, "web", class))
+	gw := waitGateway(t, ns, "web", "Programmed", metav1.ConditionTrue, "Programmed")
+	want := []gwv1.GatewayStatusAddress{{Type: ptr(gwv1.HostnameAddressType), Value: "lb.example.com"}}
+	if !reflect.DeepEqual(gw.Status.Addresses, want) {
+		t.Fatalf("addresses = %+v, want %+v", gw.Status.Addresses, want)
+	}
+	create(t, gatewayConfig(ns, "bad-host", "Gateway", "web", `{"host": "not_a_hostname"}`, ""))
+	gw = waitGateway(t, ns, "web", "Programmed", metav1.ConditionFalse, "RenderFailed")
+	msg := meta.FindStatusCondition(gw.Status.Conditions, "Programmed").Message
+	for _, w := range []string{"gatewayTemplate.status.template", "addresses", "Hostname value must only contain valid characters"} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("Programmed message %q does not say %q", msg, w)
+		}
+	}
+	if !reflect.DeepEqual(gw.Status.Addresses, want) {
+		t.Errorf("addresses = %+v, want the ones the Gateway had, %+v", gw.Status.Addresses, want)
+	}
+	cm := &corev1.ConfigMap{}
+	if err := k8s.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "cm"}, cm); err != nil {
+		t.Errorf("ConfigMap cm: %v", err)
 	}
 }
