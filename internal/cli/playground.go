@@ -1,17 +1,21 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"os/signal"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"go.uber.org/zap/zapcore"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"gantry.dev/gantry/internal/playground"
 )
 
-func newPlaygroundCommand(stdout io.Writer) *cobra.Command {
+func newPlaygroundCommand(stdout, stderr io.Writer) *cobra.Command {
 	o := playground.Options{}
 	cmd := &cobra.Command{
 		Use:   "playground [FILE|FOLDER]...",
@@ -28,9 +32,18 @@ everything. --once exits after printing.`,
 				args = []string{"samples/defaults-vs-overrides"}
 			}
 			o.Paths = args
+			// The controller runs in this process: its errors go to stderr, its chatter nowhere
+			// (and controller-runtime prints no stack dump at exit for want of a logger).
+			ctrl.SetLogger(zap.New(zap.WriteTo(stderr), zap.Level(zapcore.ErrorLevel), zap.UseDevMode(true)))
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			return playground.Run(ctx, stdout, o)
+			if err := playground.Run(ctx, stdout, o); err != nil {
+				return err
+			}
+			if !o.Once {
+				fmt.Fprintln(stdout, "Stopped: the controller, kube-apiserver and etcd are down and the kubeconfig is removed.")
+			}
+			return nil
 		},
 	}
 	f := cmd.Flags()
