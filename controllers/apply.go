@@ -63,6 +63,7 @@ func (r *GatewayReconciler) toApply(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, 
 		ann[v1alpha1.AnnotationOwner] = ownerKey(types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name})
 		u.SetAnnotations(ann)
 		if u.GetNamespace() == "" {
+			ann[v1alpha1.AnnotationOwnerUID] = string(gw.UID) // no owner reference can say it
 			clusterScoped = true
 			out = append(out, u)
 			continue
@@ -133,7 +134,7 @@ func (r *GatewayReconciler) apply(ctx context.Context, gw *gwv1.Gateway, objs []
 		case apierrors.IsNotFound(err):
 		case err != nil:
 			return nil, fmt.Errorf("get %s: %w", keyOf(o), err)
-		case existing.GetAnnotations()[v1alpha1.AnnotationOwner] != mine:
+		case !sameOwner(existing, o, mine, gw.UID):
 			conflicts = append(conflicts, &conflictError{key: keyOf(o), owner: existing.GetAnnotations()[v1alpha1.AnnotationOwner]})
 		}
 	}

@@ -211,8 +211,9 @@ func (r *GatewayReconciler) failed(ctx context.Context, gw *gwv1.Gateway, err er
 // removeAll deletes every object a Gateway rendered (when it is deleted or leaves Gantry).
 func (r *GatewayReconciler) removeAll(ctx context.Context, key types.NamespacedName, owned []*unstructured.Unstructured) error {
 	if owned == nil {
+		// The Gateway is gone: its UID with it (see ownerProof).
 		var err error
-		if owned, err = r.tracker.owned(ctx, key, desired.LabelValue(key.Name)); err != nil {
+		if owned, err = r.tracker.owned(ctx, r.proof(ctx, key, "")); err != nil {
 			return err
 		}
 	}
@@ -226,7 +227,7 @@ func (r *GatewayReconciler) dropFinalizer(ctx context.Context, gw *gwv1.Gateway)
 		return nil
 	}
 	// Wait until the cluster-scoped objects are really gone before letting the Gateway go.
-	owned, err := r.tracker.owned(ctx, types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}, desired.LabelValue(gw.Name))
+	owned, err := r.tracker.owned(ctx, r.proof(ctx, types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}, gw.UID))
 	if err != nil {
 		return err
 	}

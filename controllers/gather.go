@@ -34,7 +34,7 @@ type gathered struct {
 func (r *GatewayReconciler) gather(ctx context.Context, gw *gwv1.Gateway) (*gathered, error) {
 	key := types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}
 	g := &gathered{in: &desired.Input{ControllerNamespace: r.ControllerNamespace, Gateway: gw, IsNamespaced: r.isNamespaced, Limits: r.RenderLimits}}
-	owned, err := r.tracker.owned(ctx, key, desired.LabelValue(gw.Name))
+	owned, err := r.tracker.owned(ctx, r.proof(ctx, key, gw.UID))
 	if err != nil {
 		return nil, err
 	}

@@ -76,7 +76,7 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), ControllerNamespace: opts.ControllerNamespace,
 		RenderLimits: opts.RenderLimits,
 		Recorder:     mgr.GetEventRecorder("gantry"), mapper: mgr.GetRESTMapper(),
-		tracker:    &tracker{cache: rendered, mapper: mgr.GetRESTMapper(), watched: map[schema.GroupVersionKind]bool{}},
+		tracker:    &tracker{cache: rendered, mapper: mgr.GetRESTMapper(), reader: mgr.GetClient(), watched: map[schema.GroupVersionKind]bool{}},
 		blueprints: bps, board: b, policies: policyEvents,
 	}
 	m := &mapper{c: mgr.GetClient(), controllerNamespace: opts.ControllerNamespace}

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -22,8 +23,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/desired"
 )
 
 // tracker knows the objects Gantry rendered. It has its own cache, restricted to objects with
@@ -34,6 +37,8 @@ import (
 type tracker struct {
 	cache  cache.Cache
 	mapper meta.RESTMapper
+	// reader reads HTTPRoutes, to map a route's object to its Gateway.
+	reader client.Reader
 
 	mu      sync.Mutex
 	ctrl    controller.Controller
@@ -118,12 +123,7 @@ func (t *tracker) watch(ctx context.Context, gvks ...schema.GroupVersionKind) er
 		}); err != nil {
 			return fmt.Errorf("index %s: %w", gvk, err)
 		}
-		h := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-			if gw, ok := ownerOf(o); ok {
-				return []reconcile.Request{{NamespacedName: gw}}
-			}
-			return nil
-		})
+		h := handler.EnqueueRequestsFromMapFunc(t.gatewayOf)
 		// Our own applies come back as events; they change nothing the render depends on.
 		notEcho := predicate.Funcs{
 			CreateFunc: func(e event.CreateEvent) bool { return !t.echo(e.Object) },
@@ -137,6 +137,41 @@ func (t *tracker) watch(ctx context.Context, gvks ...schema.GroupVersionKind) er
 	return nil
 }
 
+// gatewayOf maps an event on a rendered object to the Gateway it may be proven to belong to
+// (see ownerProof): a claim alone, in a namespace that is not the Gateway's, reconciles nothing.
+// A route's object maps to the Gateway its annotation names only if the route names that
+// Gateway as a parent, so that a tenant's own objects cannot set another Gateway rendering.
+func (t *tracker) gatewayOf(ctx context.Context, o client.Object) []reconcile.Request {
+	gw, ok := ownerOf(o)
+	if !ok {
+		return nil
+	}
+	if o.GetNamespace() == "" {
+		return []reconcile.Request{{NamespacedName: gw}} // only the cluster's admins write these
+	}
+	ref := metav1.GetControllerOf(o)
+	if ref == nil {
+		return nil
+	}
+	switch ref.Kind {
+	case "Gateway":
+		if o.GetNamespace() == gw.Namespace && ref.Name == gw.Name {
+			return []reconcile.Request{{NamespacedName: gw}}
+		}
+	case "HTTPRoute":
+		route := &gwv1.HTTPRoute{}
+		if err := t.reader.Get(ctx, client.ObjectKey{Namespace: o.GetNamespace(), Name: ref.Name}, route); err != nil {
+			return nil // a route's deletion reconciles its Gateways through the route's own watch
+		}
+		for _, p := range parentRequests(route) {
+			if p.NamespacedName == gw {
+				return []reconcile.Request{p}
+			}
+		}
+	}
+	return nil
+}
+
 func (t *tracker) kinds() []schema.GroupVersionKind {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -146,9 +181,12 @@ func (t *tracker) kinds() []schema.GroupVersionKind {
 }
 
 // owned lists the objects a Gateway's renders produced, of every watched kind, from the cache:
-// in the Gateway's namespace, in its routes' namespaces and cluster-scoped ones.
-func (t *tracker) owned(ctx context.Context, gw types.NamespacedName, gwLabel string) ([]*unstructured.Unstructured, error) {
+// in the Gateway's namespace, in its routes' namespaces and cluster-scoped ones. The labels and
+// the owner annotation find them; only those the proof holds for are returned (see ownerProof).
+func (t *tracker) owned(ctx context.Context, proof ownerProof) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
+	gw := proof.gw
+	gwLabel := desired.LabelValue(gw.Name)
 	key := ownerKey(gw)
 	for _, gvk := range t.kinds() {
 		if _, err := t.namespaced(gvk); err != nil {
@@ -161,7 +199,7 @@ func (t *tracker) owned(ctx context.Context, gw types.NamespacedName, gwLabel st
 			return nil, fmt.Errorf("list %s: %w", gvk.Kind, err)
 		}
 		for i := range list.Items {
-			if list.Items[i].GetAnnotations()[v1alpha1.AnnotationOwner] == key {
+			if proof.proves(&list.Items[i]) {
 				out = append(out, &list.Items[i])
 			}
 		}

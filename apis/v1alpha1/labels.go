@@ -10,9 +10,14 @@ const (
 	// LabelTemplate names the resourceTemplates key that produced an object; .Resources is
 	// built from it.
 	LabelTemplate = "gateway.gantry.dev/template"
-	// AnnotationOwner names the Gateway (namespace/name) whose render produced an object; an
-	// object without it, or naming another Gateway, is never changed or deleted.
+	// AnnotationOwner names the Gateway (namespace/name) whose render produced an object. It
+	// finds the objects; it proves nothing, since a tenant can write it: a namespaced object is a
+	// Gateway's only with a controller owner reference to the Gateway (or to the HTTPRoute it was
+	// rendered for), a cluster-scoped one only with AnnotationOwnerUID.
 	AnnotationOwner = "gateway.gantry.dev/owner"
+	// AnnotationOwnerUID is the UID of the Gateway a cluster-scoped object was rendered for.
+	// Tenants cannot write cluster-scoped objects; whoever can is trusted with the cluster.
+	AnnotationOwnerUID = "gateway.gantry.dev/owner-uid"
 	// LabelHTTPRoute names the HTTPRoute a route template rendered an object for.
 	LabelHTTPRoute = "gateway.gantry.dev/httproute-name"
 	// AnnotationRenderHash is a hash of the object as last rendered. Apply is skipped when the

@@ -1,0 +1,99 @@
+package controllers
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+)
+
+// Which objects are a Gateway's is proven, not claimed. Labels and the owner annotation find
+// candidates cheaply, but a tenant can write both on any object in their namespace, so they
+// decide nothing: an object is fed to .Resources, pruned or deleted only with a proof a tenant
+// cannot forge for another namespace's Gateway.
+//
+//   - A namespaced object of the Gateway's own templates: a controller owner reference to the
+//     Gateway (its UID, when the Gateway still exists) in the Gateway's namespace.
+//   - A namespaced object of a route template: a controller owner reference to an HTTPRoute
+//     in the object's namespace (with the route's UID while the route exists), and the owner
+//     annotation naming the Gateway, since a route attached to two Gateways has objects from
+//     both. The route is the tenant's own: what they can forge there harms only their route.
+//   - A cluster-scoped object: AnnotationOwnerUID equal to the Gateway's UID. Tenants cannot
+//     write cluster-scoped objects; objects written before the UID annotation existed are
+//     recognised by the owner annotation alone, on the same ground.
+//
+// With the Gateway gone (uid ""), an owner reference by name is enough: those are the objects
+// the garbage collector deletes, as their owner no longer exists.
+
+// ownerProof proves objects to be one Gateway's.
+type ownerProof struct {
+	gw  types.NamespacedName
+	uid types.UID
+	// route returns the UID of a live HTTPRoute, or false when there is none.
+	route func(ns, name string) (types.UID, bool)
+}
+
+var gatewayGroup = schema.GroupVersion{Group: gwv1.GroupName}.Group
+
+// proves reports whether o is proven to be the Gateway's.
+func (p ownerProof) proves(o client.Object) bool {
+	ann := o.GetAnnotations()
+	if ann[v1alpha1.AnnotationOwner] != ownerKey(p.gw) {
+		return false
+	}
+	if o.GetNamespace() == "" {
+		uid, ok := ann[v1alpha1.AnnotationOwnerUID]
+		return !ok || p.uid == "" || types.UID(uid) == p.uid
+	}
+	ref := metav1.GetControllerOf(o)
+	if ref == nil {
+		return false
+	}
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	if err != nil || gv.Group != gatewayGroup {
+		return false
+	}
+	switch ref.Kind {
+	case "Gateway":
+		return o.GetNamespace() == p.gw.Namespace && ref.Name == p.gw.Name && (p.uid == "" || ref.UID == p.uid)
+	case "HTTPRoute":
+		uid, ok := p.route(o.GetNamespace(), ref.Name)
+		return !ok || uid == ref.UID
+	}
+	return false
+}
+
+// proof is the ownerProof of a Gateway (uid "" when it is gone).
+func (r *GatewayReconciler) proof(ctx context.Context, gw types.NamespacedName, uid types.UID) ownerProof {
+	return ownerProof{gw: gw, uid: uid, route: func(ns, name string) (types.UID, bool) {
+		route := &gwv1.HTTPRoute{}
+		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, route); err != nil {
+			// Not found, or not readable: no route to compare with. A read error other than
+			// not-found is the cache's, and rare; the object then counts as an orphan's.
+			return "", false
+		}
+		return route.UID, true
+	}}
+}
+
+// sameOwner reports whether existing, an object found where o is to be applied, is Gantry's
+// object for the same owner: the controller owner reference o carries (namespaced), or the
+// Gateway's UID (cluster-scoped). It is then applied over, which also puts back labels and
+// annotations someone removed; anything else is a collision.
+func sameOwner(existing, o client.Object, gwKey string, gwUID types.UID) bool {
+	if o.GetNamespace() == "" {
+		ann := existing.GetAnnotations()
+		uid, ok := ann[v1alpha1.AnnotationOwnerUID]
+		if ok {
+			return types.UID(uid) == gwUID
+		}
+		return ann[v1alpha1.AnnotationOwner] == gwKey // written before the UID annotation
+	}
+	want, have := metav1.GetControllerOf(o), metav1.GetControllerOf(existing)
+	return want != nil && have != nil && have.UID == want.UID
+}
