@@ -113,13 +113,67 @@ func (e *conflictError) Error() string {
 	return fmt.Sprintf("%s already exists and was not created by Gantry; Gantry does not take it over", e.key)
 }
 
-// apply writes the objects that differ from their live state, and only those. It first checks
-// every object that is not known to be ours, so that a collision writes nothing at all.
-func (r *GatewayReconciler) apply(ctx context.Context, gw *gwv1.Gateway, objs []*unstructured.Unstructured, owned []*unstructured.Unstructured) ([]objectKey, error) {
+// applyUnit is the objects of one owner: the Gateway's own, or one route's. A unit is written
+// whole or, as far as checks before the first write can tell, not at all; one route's unit
+// failing is that route's failure, not the Gateway's.
+type applyUnit struct {
+	owner desired.Owner
+	objs  []*unstructured.Unstructured
+}
+
+// units groups the objects to apply by owner, the Gateway's first; owners[i] is objs[i]'s.
+func units(objs []*unstructured.Unstructured, owners []desired.Owner) []applyUnit {
+	var out []applyUnit
+	index := map[desired.Owner]int{}
+	for i, o := range objs {
+		j, ok := index[owners[i]]
+		if !ok {
+			j = len(out)
+			index[owners[i]] = j
+			out = append(out, applyUnit{owner: owners[i]})
+		}
+		out[j].objs = append(out[j].objs, o)
+	}
+	slices.SortStableFunc(out, func(a, b applyUnit) int {
+		if a.owner.Kind == b.owner.Kind {
+			return 0
+		}
+		if a.owner.Kind == "Gateway" {
+			return -1
+		}
+		return 1
+	})
+	return out
+}
+
+// apply writes, unit by unit, the objects that differ from their live state, and only those.
+// A failure of the Gateway's own unit is returned and stops the rest; a route's failure goes
+// into routeErrs and the other units go on.
+func (r *GatewayReconciler) apply(ctx context.Context, gw *gwv1.Gateway, objs []*unstructured.Unstructured, owners []desired.Owner, owned []*unstructured.Unstructured) (applied []objectKey, routeErrs map[types.NamespacedName]error, err error) {
 	live := make(map[objectKey]*unstructured.Unstructured, len(owned))
 	for _, o := range owned {
 		live[keyOf(o)] = o
 	}
+	for _, u := range units(objs, owners) {
+		done, err := r.applyUnit(ctx, gw, u.objs, live)
+		applied = append(applied, done...)
+		if err == nil {
+			continue
+		}
+		if u.owner.Kind == "Gateway" {
+			return applied, routeErrs, err
+		}
+		if routeErrs == nil {
+			routeErrs = map[types.NamespacedName]error{}
+		}
+		routeErrs[u.owner.NamespacedName] = err
+	}
+	return applied, routeErrs, nil
+}
+
+// applyUnit writes one unit's objects. It first checks every object that is not known to be
+// ours, so that a collision writes nothing of the unit.
+func (r *GatewayReconciler) applyUnit(ctx context.Context, gw *gwv1.Gateway, objs []*unstructured.Unstructured, live map[objectKey]*unstructured.Unstructured) ([]objectKey, error) {
 	mine := ownerKey(types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name})
 	var conflicts []error
 	for _, o := range objs {

@@ -52,6 +52,7 @@ type GatewayReconciler struct {
 
 	mapper       meta.RESTMapper
 	tracker      *tracker
+	routes       *routeBoard
 	blueprints   *blueprintCache
 	board        *board
 	statusWrites statusWrites
@@ -120,7 +121,11 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 		}
 	}
 
-	applied, err := r.apply(ctx, gw, objs, g.owned)
+	owners := make([]desired.Owner, len(res.Objects))
+	for i, o := range res.Objects {
+		owners[i] = o.Owner // toApply keeps the order
+	}
+	applied, routeErrs, err := r.apply(ctx, gw, objs, owners, g.owned)
 	r.countKinds(appliedTotal, applied)
 	if len(applied) > 0 {
 		r.event(gw, corev1.EventTypeNormal, "Applied", "Apply", "applied %s", summary(applied))
@@ -136,7 +141,7 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 		}
 		return ctrl.Result{}, err
 	}
-	pruned, err := r.prune(ctx, objs, g.owned, r.keep(gw, g.in, res))
+	pruned, err := r.prune(ctx, objs, g.owned, r.keep(g.in, res, routeErrs))
 	r.countKinds(prunedTotal, pruned)
 	if len(pruned) > 0 {
 		r.event(gw, corev1.EventTypeNormal, "Pruned", "Prune", "deleted %s, no longer rendered", summary(pruned))
@@ -144,44 +149,92 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	r.routeOutcomes(ctx, gw, g.in, res, routeErrs)
 	if len(res.Pending) > 0 {
 		rendersTotal.WithLabelValues("pending").Inc()
 	} else {
 		rendersTotal.WithLabelValues("ok").Inc()
 	}
-	return ctrl.Result{}, r.writeStatus(ctx, gw, res, statusError{})
+	var result ctrl.Result
+	for _, err := range routeErrs {
+		if !apierrors.IsInvalid(err) && !apierrors.IsBadRequest(err) {
+			// An object in a route's way is not Gantry's, so no watch reports when it goes; an
+			// error that is not the object's fault may pass. Look again; a refusal waits for a
+			// change of the route or its values.
+			result.RequeueAfter = conflictRecheck
+		}
+	}
+	return result, r.writeStatus(ctx, gw, res, statusError{})
 }
 
-// keep names the templates whose earlier objects stay although this render did not produce
-// them: pending templates, and every template of a route that failed to render (that failure
-// is the route's alone; a Warning Event on the route says why).
-func (r *GatewayReconciler) keep(gw *gwv1.Gateway, in *desired.Input, res *desired.Result) map[string]bool {
+// keep names the templates whose earlier objects stay although this render did not apply
+// them: pending templates, and every template of a route that failed to render or to apply
+// (that failure is the route's alone; its status and a Warning Event say why).
+func (r *GatewayReconciler) keep(in *desired.Input, res *desired.Result, routeErrs map[types.NamespacedName]error) map[string]bool {
 	keep := map[string]bool{}
 	for _, p := range res.Pending {
 		keep[templateOf("", "", desired.LabelValue(templateKey(p.Template)))] = true
 	}
 	for _, rt := range res.Routes {
 		route := desired.LabelValue(rt.Name)
+		failed := rt.Err != nil || routeErrs[rt.NamespacedName] != nil
 		// A route template's cluster-scoped objects have no namespace to name the route's by.
 		for _, ns := range []string{rt.Namespace, ""} {
 			for _, p := range rt.Pending {
 				keep[templateOf(ns, route, desired.LabelValue(templateKey(p.Template)))] = true
 			}
-			if rt.Err == nil {
+			if !failed {
 				continue
 			}
 			for _, key := range routeTemplateKeys(in.Blueprint) {
 				keep[templateOf(ns, route, desired.LabelValue(key))] = true
 			}
 		}
-		if rt.Err == nil {
-			continue
-		}
-		if i := slices.IndexFunc(in.Routes, func(x *gwv1.HTTPRoute) bool { return x.Namespace == rt.Namespace && x.Name == rt.Name }); i >= 0 && r.Recorder != nil {
-			r.Recorder.Eventf(in.Routes[i], gw, corev1.EventTypeWarning, desired.ReasonRenderFailed, "Render", "%s", truncate(rt.Err.Error()))
-		}
 	}
 	return keep
+}
+
+// routeOutcomes decides each rendered route's Rendered condition for this Gateway, for the
+// HTTPRoute reconciler to write, and says a new failure in a Warning Event on the route.
+func (r *GatewayReconciler) routeOutcomes(ctx context.Context, gw *gwv1.Gateway, in *desired.Input, res *desired.Result, routeErrs map[types.NamespacedName]error) {
+	if r.routes == nil || !hasRouteTemplates(in.Blueprint) {
+		return
+	}
+	key := types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}
+	for _, rt := range res.Routes {
+		if !rt.Accepted {
+			continue
+		}
+		i := slices.IndexFunc(in.Routes, func(x *gwv1.HTTPRoute) bool { return x.Namespace == rt.Namespace && x.Name == rt.Name })
+		if i < 0 {
+			continue
+		}
+		route := in.Routes[i]
+		o := routeOutcome{status: metav1.ConditionTrue, reason: ReasonRendered, generation: route.Generation,
+			message: fmt.Sprintf("the route's objects for Gateway %s are applied", key)}
+		err, applyErr := rt.Err, routeErrs[rt.NamespacedName]
+		var c conflicts
+		switch {
+		case err != nil:
+			o.status, o.reason = metav1.ConditionFalse, desired.ReasonRenderFailed
+		case applyErr != nil && errors.As(applyErr, &c):
+			o.status, o.reason, err = metav1.ConditionFalse, ReasonObjectExists, applyErr
+		case applyErr != nil:
+			o.status, o.reason, err = metav1.ConditionFalse, ReasonApplyFailed, applyErr
+		case len(rt.Pending) > 0:
+			o.status, o.reason, o.message = metav1.ConditionFalse, string(gwv1.GatewayReasonPending), truncate("waiting for objects to report status: "+fmt.Sprint(rt.Pending))
+		}
+		if err != nil {
+			o.message = truncate(fmt.Sprintf("Gateway %s: %v; the route's earlier objects are kept", key, err))
+		}
+		if r.routes.set(ctx, route, key, o) && o.status == metav1.ConditionFalse && o.reason != string(gwv1.GatewayReasonPending) && r.Recorder != nil {
+			r.Recorder.Eventf(route, gw, corev1.EventTypeWarning, o.reason, "Render", "%s", o.message)
+		}
+	}
+}
+
+func hasRouteTemplates(bp *v1alpha1.GatewayClassBlueprint) bool {
+	return bp != nil && bp.Spec.HTTPRouteTemplate != nil && len(bp.Spec.HTTPRouteTemplate.ResourceTemplates) > 0
 }
 
 func routeTemplateKeys(bp *v1alpha1.GatewayClassBlueprint) []string {

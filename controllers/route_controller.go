@@ -22,6 +22,8 @@ import (
 type HTTPRouteReconciler struct {
 	Client       client.Client
 	statusWrites statusWrites
+	// board holds what the Gateway reconciler decided about each route's objects.
+	board *routeBoard
 }
 
 // Reconcile sets one status.parents entry per parentRef to a Gateway of a Gantry class, and
@@ -73,6 +75,13 @@ func (r *HTTPRouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		}
 		meta.SetStatusCondition(&ps.Conditions, accepted)
 		meta.SetStatusCondition(&ps.Conditions, metav1.Condition{Type: string(gwv1.RouteConditionResolvedRefs), Status: metav1.ConditionTrue, Reason: string(gwv1.RouteReasonResolvedRefs), ObservedGeneration: route.Generation})
+		if r.board != nil {
+			if o, ok := r.board.get(req.NamespacedName, client.ObjectKeyFromObject(gw)); ok && accepted.Status == metav1.ConditionTrue {
+				meta.SetStatusCondition(&ps.Conditions, o.condition())
+			} else if accepted.Status != metav1.ConditionTrue {
+				meta.RemoveStatusCondition(&ps.Conditions, ConditionRouteRendered) // nothing is rendered for a route not accepted
+			}
+		}
 		parents = append(parents, ps)
 	}
 	next.Status.Parents = parents

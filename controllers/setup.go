@@ -72,10 +72,13 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 	bps := &blueprintCache{}
 	b := &board{}
 	policyEvents := make(chan event.GenericEvent, 1024)
+	routeEvents := make(chan event.GenericEvent, 1024)
+	routes := &routeBoard{routes: routeEvents}
 	gr := &GatewayReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), ControllerNamespace: opts.ControllerNamespace,
 		RenderLimits: opts.RenderLimits,
 		Recorder:     mgr.GetEventRecorder("gantry"), mapper: mgr.GetRESTMapper(),
+		routes:     routes,
 		tracker:    &tracker{cache: rendered, mapper: mgr.GetRESTMapper(), reader: mgr.GetClient(), watched: map[schema.GroupVersionKind]bool{}},
 		blueprints: bps, board: b, policies: policyEvents,
 	}
@@ -123,7 +126,9 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		For(&gwv1.HTTPRoute{}, builder.WithPredicates(specOrResync)).
 		Watches(&gwv1.Gateway{}, handler.EnqueueRequestsFromMapFunc(m.gatewayRoutes), builder.WithPredicates(specOrResync)).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(m.namespaceRoutes), builder.WithPredicates(predicate.LabelChangedPredicate{})).
-		Complete(&HTTPRouteReconciler{Client: mgr.GetClient()}); err != nil {
+		// What the Gateway reconciler decided about a route's objects.
+		WatchesRawSource(source.Channel(routeEvents, &handler.EnqueueRequestForObject{})).
+		Complete(&HTTPRouteReconciler{Client: mgr.GetClient(), board: routes}); err != nil {
 		return err
 	}
 
