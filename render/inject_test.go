@@ -156,3 +156,33 @@ func TestTenantKeyEqualToATemplateString(t *testing.T) {
 		t.Errorf("error %v, want one naming the key", err)
 	}
 }
+
+// TestConditionalInARememberedInclude: a template that waits for a live object (pending)
+// renders an include with a conditional on a tenant value before it stops; the next template
+// gets that include's output remembered. The structure check's second render must take the
+// same branch there too, or a conditional looks like a change of structure. Each template
+// order is tried: the waiting one first and last.
+func TestConditionalInARememberedInclude(t *testing.T) {
+	helpers := `{{ define "extra" }}{{ if eq .Values.tier "premium" }}extra: "yes"{{ end }}{{ end }}`
+	waits := `{{ $x := include "extra" . }}{{ (index .Resources.zlive 0).status.ready }}`
+	uses := configMap("a", `{{- include "extra" . | nindent 2 }}`)
+	for _, names := range [][2]string{{"a-waits", "b-uses"}, {"z-waits", "b-uses"}} {
+		t.Run(names[0], func(t *testing.T) {
+			b := mustCompile(t, gatewaySpec(map[string]string{"_helpers": helpers, names[0]: waits, names[1]: uses, "zlive": configMap("live")}))
+			values := map[string]any{"tier": "premium"}
+			in := input(values)
+			in.Tainted = render.TaintedStrings(values, tenant)
+			out, err := b.RenderGateway(in)
+			if err != nil {
+				t.Fatalf("RenderGateway: %v", err)
+			}
+			if len(out.Pending) != 1 || out.Pending[0].Template != "gatewayTemplate.resourceTemplates."+names[0] {
+				t.Errorf("pending = %v, want %s waiting", out.Pending, names[0])
+			}
+			want := cm("a", map[string]any{"extra": "yes"})
+			if len(out.Objects) == 0 || !reflect.DeepEqual(out.Objects[0].Object, want) {
+				t.Errorf("objects = %v, want first %v", out.Objects, want)
+			}
+		})
+	}
+}
