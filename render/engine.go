@@ -11,6 +11,7 @@ import (
 	"sync"
 	"text/template"
 	"text/template/parse"
+	"unsafe"
 
 	"github.com/Masterminds/sprig/v3"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -443,8 +444,11 @@ func isRoot(data any, root map[string]any) bool {
 	return ok && m != nil && reflect.ValueOf(m).UnsafePointer() == reflect.ValueOf(root).UnsafePointer()
 }
 
-// mutating wraps sprig's functions that change a map in place, so that each call forgets the
-// remembered include outputs, which may depend on what it changed.
+// mutating wraps sprig's functions that change a map in place, so that a call that may change
+// what the root context reaches forgets the remembered include outputs, which may depend on it.
+// A call that changes only maps the template built itself and that the root context does not
+// reach (`merge (dict ...) .Values.tags`, as helpers that build labels or tags do) keeps them:
+// forgetting on every call made such helpers render afresh at every include.
 func (x *execution) mutating() template.FuncMap {
 	f := sprig.HermeticTxtFuncMap()
 	set := f["set"].(func(map[string]any, string, any) map[string]any)
@@ -453,24 +457,125 @@ func (x *execution) mutating() template.FuncMap {
 	mergeOverwrite := f["mergeOverwrite"].(func(map[string]any, ...map[string]any) any)
 	mustMerge := f["mustMerge"].(func(map[string]any, ...map[string]any) (any, error))
 	mustMergeOverwrite := f["mustMergeOverwrite"].(func(map[string]any, ...map[string]any) (any, error))
-	forget := func() { x.memo, x.mutations = nil, x.mutations+1 }
+	// forget is called before the change, with the maps the call may write into and what they
+	// reach: set and unset write d; a merge writes d and, deeply, the maps d holds, and with
+	// more than one source, the maps an earlier source put into d (merged by reference), so
+	// every source but the last.
+	forget := func(d map[string]any, written ...map[string]any) {
+		if x.reachedFromRoot(d, written...) {
+			x.memo, x.mutations = nil, x.mutations+1
+		}
+	}
+	allButLast := func(s []map[string]any) []map[string]any { return s[:max(len(s)-1, 0)] }
 	return template.FuncMap{
-		"set":   func(d map[string]any, k string, v any) map[string]any { forget(); return set(d, k, v) },
-		"unset": func(d map[string]any, k string) map[string]any { forget(); return unset(d, k) },
-		"merge": func(d map[string]any, s ...map[string]any) any { forget(); return merge(d, s...) },
+		"set":   func(d map[string]any, k string, v any) map[string]any { forget(d); return set(d, k, v) },
+		"unset": func(d map[string]any, k string) map[string]any { forget(d); return unset(d, k) },
+		"merge": func(d map[string]any, s ...map[string]any) any { forget(d, allButLast(s)...); return merge(d, s...) },
 		"mergeOverwrite": func(d map[string]any, s ...map[string]any) any {
-			forget()
+			forget(d, allButLast(s)...)
 			return mergeOverwrite(d, s...)
 		},
 		"mustMerge": func(d map[string]any, s ...map[string]any) (any, error) {
-			forget()
+			forget(d, allButLast(s)...)
 			return mustMerge(d, s...)
 		},
 		"mustMergeOverwrite": func(d map[string]any, s ...map[string]any) (any, error) {
-			forget()
+			forget(d, allButLast(s)...)
 			return mustMergeOverwrite(d, s...)
 		},
 	}
+}
+
+// reachedFromRoot reports whether the root context reaches a map that d or one of more reaches
+// (d and more included), as they are at the time of the call: a change written there may
+// change an include's output. It answers true
+// when unsure: a value of a container type other than JSON's maps and lists (whose contents it
+// does not follow), or a root too large to walk. Written by hand: what matters is the identity
+// of maps (which one a call writes into), which no deep-equality or copy library exposes.
+func (x *execution) reachedFromRoot(d map[string]any, more ...map[string]any) bool {
+	targets := map[unsafe.Pointer]bool{}
+	if !mapsReached(d, targets) {
+		return true
+	}
+	for _, m := range more {
+		if !mapsReached(m, targets) {
+			return true
+		}
+	}
+	found, sure := false, true
+	steps := 0
+	var walk func(v any)
+	walk = func(v any) {
+		if found || !sure {
+			return
+		}
+		if steps++; steps > maxReachSteps {
+			sure = false // shared or cyclic values walked too often: assume reached
+			return
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			if targets[reflect.ValueOf(v).UnsafePointer()] {
+				found = true
+				return
+			}
+			for _, e := range v {
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		default:
+			sure = !isContainer(v)
+		}
+	}
+	walk(x.data)
+	return found || !sure
+}
+
+// maxReachSteps bounds reachedFromRoot's walk of the root context: past it, a change is taken
+// to reach the root. A render's root holds a few thousand values at most; a template can make
+// its values share maps (set .Values "a" .Values), which a walk without memory visits again.
+const maxReachSteps = 1 << 16
+
+// mapsReached adds to seen every map v reaches, v included; it returns false when v holds a
+// container other than JSON's maps and lists, whose contents it does not follow.
+func mapsReached(v any, seen map[unsafe.Pointer]bool) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		p := reflect.ValueOf(v).UnsafePointer()
+		if seen[p] {
+			return true
+		}
+		seen[p] = true
+		for _, e := range v {
+			if !mapsReached(e, seen) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if !mapsReached(e, seen) {
+				return false
+			}
+		}
+	default:
+		return !isContainer(v)
+	}
+	return true
+}
+
+// isContainer reports whether v may hold other values: anything but a scalar or nil.
+func isContainer(v any) bool {
+	if v == nil {
+		return false
+	}
+	switch reflect.TypeOf(v).Kind() {
+	case reflect.Map, reflect.Slice, reflect.Array, reflect.Pointer, reflect.Struct, reflect.Interface, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		return true
+	}
+	return false
 }
 
 func (x *execution) tpl(text string, data any) (string, error) {
