@@ -332,6 +332,8 @@ type execution struct {
 	// that change values in place, which invalidate it.
 	memo      map[string]string
 	mutations int
+	// roots are the maps the root context reaches, for the functions that change maps.
+	roots rootMaps
 	// budget is what the render has spent of its Limits.
 	budget budget
 	// d records or replays the decisions of if and with, for the structure check.
@@ -373,6 +375,7 @@ func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, erro
 		resources[k] = list
 	}
 	x.depth, x.memo, x.d = 0, nil, decider{}
+	x.roots.stale = true
 	x.data = map[string]any{
 		"Values":    deepCopyWith(in.Values, cp),
 		"Gateway":   deepCopyWith(in.Gateway, cp),
@@ -388,6 +391,7 @@ func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, erro
 // done returns an execution to the pool.
 func (x *execution) done() {
 	x.data = nil
+	clear(x.roots.maps) // nothing of this render stays reachable from the pool
 	x.b.executions.Put(x)
 }
 
@@ -457,41 +461,108 @@ func (x *execution) mutating() template.FuncMap {
 	mergeOverwrite := f["mergeOverwrite"].(func(map[string]any, ...map[string]any) any)
 	mustMerge := f["mustMerge"].(func(map[string]any, ...map[string]any) (any, error))
 	mustMergeOverwrite := f["mustMergeOverwrite"].(func(map[string]any, ...map[string]any) (any, error))
-	// forget is called before the change, with the maps the call may write into and what they
-	// reach: set and unset write d; a merge writes d and, deeply, the maps d holds, and with
-	// more than one source, the maps an earlier source put into d (merged by reference), so
-	// every source but the last.
-	forget := func(d map[string]any, written ...map[string]any) {
-		if x.reachedFromRoot(d, written...) {
-			x.memo, x.mutations = nil, x.mutations+1
+	// forget is called before the change: set and unset write d only; a merge writes d and,
+	// deeply, the maps d holds, and with more than one source, the maps an earlier source put
+	// into d (merged by reference), so the maps every source but the last reaches.
+	forgetIfRoot := func(d map[string]any) {
+		if x.isRootMap(d) {
+			x.changedRoot()
 		}
 	}
-	allButLast := func(s []map[string]any) []map[string]any { return s[:max(len(s)-1, 0)] }
+	forget := func(d map[string]any, s []map[string]any) {
+		if x.reachedFromRoot(d, s[:max(len(s)-1, 0)]...) {
+			x.changedRoot()
+		}
+	}
 	return template.FuncMap{
-		"set":   func(d map[string]any, k string, v any) map[string]any { forget(d); return set(d, k, v) },
-		"unset": func(d map[string]any, k string) map[string]any { forget(d); return unset(d, k) },
-		"merge": func(d map[string]any, s ...map[string]any) any { forget(d, allButLast(s)...); return merge(d, s...) },
+		"set":   func(d map[string]any, k string, v any) map[string]any { forgetIfRoot(d); return set(d, k, v) },
+		"unset": func(d map[string]any, k string) map[string]any { forgetIfRoot(d); return unset(d, k) },
+		"merge": func(d map[string]any, s ...map[string]any) any { forget(d, s); return merge(d, s...) },
 		"mergeOverwrite": func(d map[string]any, s ...map[string]any) any {
-			forget(d, allButLast(s)...)
+			forget(d, s)
 			return mergeOverwrite(d, s...)
 		},
 		"mustMerge": func(d map[string]any, s ...map[string]any) (any, error) {
-			forget(d, allButLast(s)...)
+			forget(d, s)
 			return mustMerge(d, s...)
 		},
 		"mustMergeOverwrite": func(d map[string]any, s ...map[string]any) (any, error) {
-			forget(d, allButLast(s)...)
+			forget(d, s)
 			return mustMergeOverwrite(d, s...)
 		},
 	}
 }
 
+// changedRoot notes a change of what the root context reaches: remembered include outputs and
+// the set of maps the root reaches are out of date.
+func (x *execution) changedRoot() {
+	x.memo, x.mutations = nil, x.mutations+1
+	x.roots.stale = true
+}
+
+// rootMaps is the set of maps the root context reaches, kept from one call of a function that
+// changes maps in place to the next until one of them changes what the root reaches.
+type rootMaps struct {
+	maps  map[unsafe.Pointer]bool
+	stale bool
+	// unsure is set when the root holds a container other than JSON's maps and lists, whose
+	// contents the walk does not follow, or is too large to walk: every map counts as reached.
+	unsure bool
+}
+
+// maxRootSteps bounds the walk that finds the maps the root reaches; past it, every map counts
+// as reached. A render's root holds a few thousand values; a template can make lists share
+// (set .Values "a" .Values.list), which the walk visits again.
+const maxRootSteps = 1 << 20
+
+// isRootMap reports whether the root context reaches map m, or cannot tell.
+func (x *execution) isRootMap(m map[string]any) bool {
+	return x.isRootMapPointer(reflect.ValueOf(m).UnsafePointer())
+}
+
+func (x *execution) findRootMaps() {
+	if x.roots.maps == nil {
+		x.roots.maps = map[unsafe.Pointer]bool{}
+	}
+	clear(x.roots.maps)
+	x.roots.stale, x.roots.unsure = false, false
+	steps := 0
+	var walk func(v any)
+	walk = func(v any) {
+		if x.roots.unsure {
+			return
+		}
+		if steps++; steps > maxRootSteps {
+			x.roots.unsure = true
+			return
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			p := reflect.ValueOf(v).UnsafePointer()
+			if x.roots.maps[p] {
+				return // seen: shared, or a map that holds itself
+			}
+			x.roots.maps[p] = true
+			for _, e := range v {
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		default:
+			x.roots.unsure = isContainer(v)
+		}
+	}
+	walk(x.data)
+}
+
 // reachedFromRoot reports whether the root context reaches a map that d or one of more reaches
 // (d and more included), as they are at the time of the call: a change written there may
-// change an include's output. It answers true
-// when unsure: a value of a container type other than JSON's maps and lists (whose contents it
-// does not follow), or a root too large to walk. Written by hand: what matters is the identity
-// of maps (which one a call writes into), which no deep-equality or copy library exposes.
+// change an include's output. It answers true when unsure: a value of a container type other
+// than JSON's maps and lists (whose contents it does not follow), or a root too large to walk.
+// Written by hand: what matters is the identity of maps (which one a call writes into), which no
+// deep-equality or copy library exposes.
 func (x *execution) reachedFromRoot(d map[string]any, more ...map[string]any) bool {
 	targets := map[unsafe.Pointer]bool{}
 	if !mapsReached(d, targets) {
@@ -502,42 +573,20 @@ func (x *execution) reachedFromRoot(d map[string]any, more ...map[string]any) bo
 			return true
 		}
 	}
-	found, sure := false, true
-	steps := 0
-	var walk func(v any)
-	walk = func(v any) {
-		if found || !sure {
-			return
-		}
-		if steps++; steps > maxReachSteps {
-			sure = false // shared or cyclic values walked too often: assume reached
-			return
-		}
-		switch v := v.(type) {
-		case map[string]any:
-			if targets[reflect.ValueOf(v).UnsafePointer()] {
-				found = true
-				return
-			}
-			for _, e := range v {
-				walk(e)
-			}
-		case []any:
-			for _, e := range v {
-				walk(e)
-			}
-		default:
-			sure = !isContainer(v)
+	for p := range targets {
+		if x.isRootMapPointer(p) {
+			return true
 		}
 	}
-	walk(x.data)
-	return found || !sure
+	return false
 }
 
-// maxReachSteps bounds reachedFromRoot's walk of the root context: past it, a change is taken
-// to reach the root. A render's root holds a few thousand values at most; a template can make
-// its values share maps (set .Values "a" .Values), which a walk without memory visits again.
-const maxReachSteps = 1 << 16
+func (x *execution) isRootMapPointer(p unsafe.Pointer) bool {
+	if x.roots.stale || x.roots.maps == nil {
+		x.findRootMaps()
+	}
+	return x.roots.unsure || x.roots.maps[p]
+}
 
 // mapsReached adds to seen every map v reaches, v included; it returns false when v holds a
 // container other than JSON's maps and lists, whose contents it does not follow.
