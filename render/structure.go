@@ -118,7 +118,7 @@ func (s *structureCheck) verify(c *compiled, textA string, parsedA []any, docA i
 	if errB == nil && pending == nil {
 		// The common case costs no second parse: B's text with the placeholders put back is
 		// A's text, and every string put back is inert, so the two texts have one structure.
-		if restored, inertOnly := s.sub.restore(textB); errA == nil && inertOnly && restored == textA {
+		if errA == nil && s.sub.restoresTo(textB, textA) {
 			return nil
 		}
 		parsedB, _, errYAML := kind.parse(textB)
