@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"text/template"
@@ -328,10 +329,13 @@ type execution struct {
 	t     *template.Template
 	data  map[string]any
 	depth int
-	// memo holds include outputs for the root context; mutations counts calls of functions
-	// that change values in place, which invalidate it.
+	// memo holds include outputs for the root context and small dicts (see memoKey);
+	// mutations counts calls of functions that change what the root reaches, which
+	// invalidate it.
 	memo      map[string]string
 	mutations int
+	// mutatingCalls counts every call of those functions, whatever map it changes.
+	mutatingCalls int
 	// roots are the maps the root context reaches, for the functions that change maps.
 	roots rootMaps
 	// budget is what the render has spent of its Limits.
@@ -417,13 +421,14 @@ func nestedTooDeep(err error) error {
 }
 
 func (x *execution) include(name string, data any) (string, error) {
-	// Blueprints include the same helpers (names, labels) many times per render, nearly always
-	// with the root context: remember those outputs until a function changes any value.
-	root := isRoot(data, x.data)
-	if out, ok := x.memo[name]; ok && root {
+	// Blueprints include the same helpers (names, labels) many times per render, with the
+	// root context or a small dict of names and numbers: remember those outputs until a
+	// function changes what the root reaches.
+	key, root, remember := x.memoKey(name, data)
+	if out, ok := x.memo[key]; ok && remember {
 		return out, nil
 	}
-	mutations := x.mutations
+	mutations, calls := x.mutations, x.mutatingCalls
 	if x.depth >= maxIncludeDepth {
 		return "", &depthError{fmt.Sprintf("include %q: nested more than %d deep (does it include itself?)", name, maxIncludeDepth)}
 	}
@@ -433,13 +438,66 @@ func (x *execution) include(name string, data any) (string, error) {
 	if err := x.t.ExecuteTemplate(&buf, name, data); err != nil {
 		return "", nestedTooDeep(err)
 	}
-	if root && x.mutations == mutations {
+	// With the root context, a change the root does not reach made inside is the include's
+	// own business; a dict argument may be the caller's, and a change to it must happen again
+	// at the next call: such an include is not remembered.
+	if remember && x.mutations == mutations && (root || x.mutatingCalls == calls) {
 		if x.memo == nil {
 			x.memo = map[string]string{}
 		}
-		x.memo[name] = buf.buf.String()
+		x.memo[key] = buf.buf.String()
 	}
 	return buf.buf.String(), nil
+}
+
+// maxMemoKey bounds the key of a remembered include with a dict argument.
+const maxMemoKey = 1024
+
+// memoKey is what include remembers an output by: the template's name for the root context;
+// for a dict of scalars and maps the root reaches, the name and the dict's entries, each
+// scalar with its type (63, "63" and 63.0 print differently) and each map by identity (the
+// memo is forgotten when what the root reaches changes). Other arguments are not remembered.
+func (x *execution) memoKey(name string, data any) (key string, root, ok bool) {
+	if isRoot(data, x.data) {
+		return name, true, true
+	}
+	m, isMap := data.(map[string]any)
+	if !isMap || m == nil || len(m) > 8 {
+		return "", false, false
+	}
+	var b strings.Builder
+	b.WriteString(name)
+	b.WriteString("\x00dict") // never the root's key, even for an empty dict
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		b.WriteByte(0)
+		b.WriteString(strconv.Quote(k))
+		b.WriteByte('=')
+		switch v := m[k].(type) {
+		case string:
+			b.WriteString("s" + strconv.Quote(v))
+		case int:
+			b.WriteString("i" + strconv.Itoa(v))
+		case int64:
+			b.WriteString("I" + strconv.FormatInt(v, 10))
+		case float64:
+			b.WriteString("f" + strconv.FormatFloat(v, 'g', -1, 64))
+		case bool:
+			b.WriteString("b" + strconv.FormatBool(v))
+		case nil:
+			b.WriteString("n")
+		case map[string]any:
+			if v == nil || !isRoot(v, x.data) && !x.isRootMap(v) {
+				return "", false, false
+			}
+			fmt.Fprintf(&b, "p%p", v)
+		default:
+			return "", false, false
+		}
+		if b.Len() > maxMemoKey {
+			return "", false, false
+		}
+	}
+	return b.String(), false, true
 }
 
 // isRoot reports whether data is the render's root context (the same map, not a copy).
@@ -465,11 +523,13 @@ func (x *execution) mutating() template.FuncMap {
 	// deeply, the maps d holds, and with more than one source, the maps an earlier source put
 	// into d (merged by reference), so the maps every source but the last reaches.
 	forgetIfRoot := func(d map[string]any) {
+		x.mutatingCalls++
 		if x.isRootMap(d) {
 			x.changedRoot()
 		}
 	}
 	forget := func(d map[string]any, s []map[string]any) {
+		x.mutatingCalls++
 		if x.reachedFromRoot(d, s[:max(len(s)-1, 0)]...) {
 			x.changedRoot()
 		}

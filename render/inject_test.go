@@ -186,3 +186,26 @@ func TestConditionalInARememberedInclude(t *testing.T) {
 		})
 	}
 }
+
+// TestInjectionThroughARememberedInclude: an include of a dict that holds a tenant value is
+// remembered in both renders of the structure check; a value that changes the structure
+// through it is still caught, at the first call and at the remembered one.
+func TestInjectionThroughARememberedInclude(t *testing.T) {
+	helpers := `{{ define "label" }}{{ .name | replace "~" "\n" }}{{ end }}`
+	for name, line := range map[string]string{
+		"first call":      `k: {{ include "label" (dict "name" .Values.v "max" 63) }}`,
+		"remembered call": `k: {{ $_ := include "label" (dict "name" .Values.v "max" 63) }}{{ include "label" (dict "name" .Values.v "max" 63) }}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := mustCompile(t, gatewaySpec(map[string]string{"_helpers": helpers, "t": configMap("a", line)}))
+			values := map[string]any{"v": "x~  extra: injected"}
+			in := input(values)
+			in.Tainted = render.TaintedStrings(values, tenant)
+			out, err := b.RenderGateway(in)
+			var e *render.Error
+			if err == nil || !asError(err, &e) || e.Origin != tenant("v") {
+				t.Fatalf("RenderGateway = %v, %v; want an error naming %s", out, err, tenant("v"))
+			}
+		})
+	}
+}

@@ -107,3 +107,53 @@ data:
 		}
 	}
 }
+
+// TestIncludeOfADictIsItsOutput: include outputs remembered for a dict argument are those of
+// the same argument: values of another type, another value, a values map changed since, and an
+// include that changes its argument (whose change the caller sees again on the second call).
+func TestIncludeOfADictIsItsOutput(t *testing.T) {
+	spec := &v1alpha1.GatewayClassBlueprintSpec{GatewayTemplate: v1alpha1.GatewayTemplate{ResourceTemplates: map[string]string{
+		"_helpers": `{{ define "show" }}{{ printf "%T/%v" .v .v }}{{ end }}` +
+			`{{ define "ctx" }}{{ .ctx.Values.a }}-{{ .n }}{{ end }}` +
+			`{{ define "who" }}{{ if hasKey . "Values" }}root{{ else }}dict{{ end }}{{ end }}` +
+			`{{ define "count" }}{{ $_ := set .m "n" (add1 (get .m "n")) }}{{ get .m "n" }}{{ end }}`,
+		"cm": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cm
+data:
+  root: "{{ include "who" . }}"
+  emptyDict: "{{ include "who" (dict) }}"
+  int: "{{ include "show" (dict "v" 63) }}"
+  int2: "{{ include "show" (dict "v" 63) }}"
+  str: "{{ include "show" (dict "v" "63") }}"
+  float: "{{ include "show" (dict "v" 63.0) }}"
+  other: "{{ include "show" (dict "v" 64) }}"
+  nil: "{{ include "show" (dict "v" nil) }}"
+  ctx1: "{{ include "ctx" (dict "ctx" . "n" 1) }}"
+  {{- $_ := set .Values "a" "changed" }}
+  ctx2: "{{ include "ctx" (dict "ctx" . "n" 1) }}"
+  {{- $m := dict "n" 0 }}
+  count1: "{{ include "count" (dict "m" $m) }}"
+  count2: "{{ include "count" (dict "m" $m) }}"
+`,
+	}}}
+	bp, err := render.Compile("memo", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		out, err := bp.RenderGateway(&render.Input{Values: map[string]any{"a": "one"}, Gateway: map[string]any{}, Namespace: "ns"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := out.Objects[0].Object["data"].(map[string]any)
+		want := map[string]any{"int": "int/63", "int2": "int/63", "str": "string/63", "float": "float64/63", "other": "int/64", "nil": "<nil>/<nil>",
+			"ctx1": "one-1", "ctx2": "changed-1", "count1": "1", "count2": "2", "root": "root", "emptyDict": "dict"}
+		for k, v := range want {
+			if data[k] != v {
+				t.Errorf("render %d: data.%s = %v, want %v", i+1, k, data[k], v)
+			}
+		}
+	}
+}
