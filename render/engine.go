@@ -625,11 +625,12 @@ func (x *execution) findRootMaps() {
 // deep-equality or copy library exposes.
 func (x *execution) reachedFromRoot(d map[string]any, more ...map[string]any) bool {
 	targets := map[unsafe.Pointer]bool{}
-	if !mapsReached(d, targets) {
+	steps := 0
+	if !mapsReached(d, targets, &steps) {
 		return true
 	}
 	for _, m := range more {
-		if !mapsReached(m, targets) {
+		if !mapsReached(m, targets, &steps) {
 			return true
 		}
 	}
@@ -649,8 +650,12 @@ func (x *execution) isRootMapPointer(p unsafe.Pointer) bool {
 }
 
 // mapsReached adds to seen every map v reaches, v included; it returns false when v holds a
-// container other than JSON's maps and lists, whose contents it does not follow.
-func mapsReached(v any, seen map[unsafe.Pointer]bool) bool {
+// container other than JSON's maps and lists, whose contents it does not follow, or when the
+// walk takes more than maxRootSteps steps (lists that share lists, nested: `list $l $l`).
+func mapsReached(v any, seen map[unsafe.Pointer]bool, steps *int) bool {
+	if *steps++; *steps > maxRootSteps {
+		return false
+	}
 	switch v := v.(type) {
 	case map[string]any:
 		p := reflect.ValueOf(v).UnsafePointer()
@@ -659,13 +664,13 @@ func mapsReached(v any, seen map[unsafe.Pointer]bool) bool {
 		}
 		seen[p] = true
 		for _, e := range v {
-			if !mapsReached(e, seen) {
+			if !mapsReached(e, seen, steps) {
 				return false
 			}
 		}
 	case []any:
 		for _, e := range v {
-			if !mapsReached(e, seen) {
+			if !mapsReached(e, seen, steps) {
 				return false
 			}
 		}

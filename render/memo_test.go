@@ -2,6 +2,7 @@ package render_test
 
 import (
 	"testing"
+	"time"
 
 	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/render"
@@ -155,5 +156,48 @@ data:
 				t.Errorf("render %d: data.%s = %v, want %v", i+1, k, data[k], v)
 			}
 		}
+	}
+}
+
+// TestMergeOfSharedListsEnds: a merge into a dict that holds lists sharing lists, nested
+// thirty deep (a billion paths), neither hangs nor forgets what it must: the walk that looks
+// for maps the root reaches stops and takes the change as one that reaches it.
+func TestMergeOfSharedListsEnds(t *testing.T) {
+	spec := &v1alpha1.GatewayClassBlueprintSpec{GatewayTemplate: v1alpha1.GatewayTemplate{ResourceTemplates: map[string]string{
+		"_helpers": `{{ define "x" }}{{ .Values.a }}{{ end }}`,
+		"cm": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cm
+data:
+  before: "{{ include "x" . }}"
+  {{- $l := list .Values }}
+  {{- range until 30 }}{{ $l = list $l $l }}{{ end }}
+  {{- $_ := merge (dict "l" $l) (dict "m" 1) }}
+  {{- $_ := set .Values "a" "two" }}
+  after: "{{ include "x" . }}"
+`,
+	}}}
+	bp, err := render.Compile("memo", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		out, err := bp.RenderGateway(&render.Input{Values: map[string]any{"a": "one"}, Gateway: map[string]any{}, Namespace: "ns"})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		data := out.Objects[0].Object["data"].(map[string]any)
+		if data["before"] != "one" || data["after"] != "two" {
+			t.Errorf("data = %v, want before one, after two", data)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second): // a walk of every path takes seconds more
+		t.Fatal("the render did not end in 5s")
 	}
 }
