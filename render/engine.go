@@ -7,10 +7,12 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"text/template"
 	"text/template/parse"
+	"unsafe"
 
 	"github.com/Masterminds/sprig/v3"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -288,7 +290,7 @@ func (b *Blueprint) render(in *Input, set []*compiled, status *compiled) (*Outpu
 			x.d.start(nil) // record the decisions for B to replay
 		}
 		text, pending, err := x.run(c)
-		check.ran(c, x.d.log, x.code, err == nil && pending == nil)
+		check.ran(c, x.d.log, x.code)
 		switch {
 		case err != nil:
 			errs = append(errs, err)
@@ -327,10 +329,15 @@ type execution struct {
 	t     *template.Template
 	data  map[string]any
 	depth int
-	// memo holds include outputs for the root context; mutations counts calls of functions
-	// that change values in place, which invalidate it.
+	// memo holds include outputs for the root context and small dicts (see memoKey);
+	// mutations counts calls of functions that change what the root reaches, which
+	// invalidate it.
 	memo      map[string]string
 	mutations int
+	// mutatingCalls counts every call of those functions, whatever map it changes.
+	mutatingCalls int
+	// roots are the maps the root context reaches, for the functions that change maps.
+	roots rootMaps
 	// budget is what the render has spent of its Limits.
 	budget budget
 	// d records or replays the decisions of if and with, for the structure check.
@@ -374,6 +381,7 @@ func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, erro
 		resources[k] = list
 	}
 	x.depth, x.memo, x.d = 0, nil, decider{}
+	x.roots.stale = true
 	x.data = map[string]any{
 		"Values":    deepCopyWith(in.Values, cp),
 		"Gateway":   deepCopyWith(in.Gateway, cp),
@@ -389,6 +397,7 @@ func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, erro
 // done returns an execution to the pool.
 func (x *execution) done() {
 	x.data = nil
+	clear(x.roots.maps) // nothing of this render stays reachable from the pool
 	x.b.executions.Put(x)
 }
 
@@ -414,13 +423,14 @@ func nestedTooDeep(err error) error {
 }
 
 func (x *execution) include(name string, data any) (string, error) {
-	// Blueprints include the same helpers (names, labels) many times per render, nearly always
-	// with the root context: remember those outputs until a function changes any value.
-	root := isRoot(data, x.data)
-	if out, ok := x.memo[name]; ok && root {
+	// Blueprints include the same helpers (names, labels) many times per render, with the
+	// root context or a small dict of names and numbers: remember those outputs until a
+	// function changes what the root reaches.
+	key, root, remember := x.memoKey(name, data)
+	if out, ok := x.memo[key]; ok && remember {
 		return out, nil
 	}
-	mutations := x.mutations
+	mutations, calls := x.mutations, x.mutatingCalls
 	if x.depth >= maxIncludeDepth {
 		return "", &depthError{fmt.Sprintf("include %q: nested more than %d deep (does it include itself?)", name, maxIncludeDepth)}
 	}
@@ -430,13 +440,66 @@ func (x *execution) include(name string, data any) (string, error) {
 	if err := x.t.ExecuteTemplate(&buf, name, data); err != nil {
 		return "", nestedTooDeep(err)
 	}
-	if root && x.mutations == mutations {
+	// With the root context, a change the root does not reach made inside is the include's
+	// own business; a dict argument may be the caller's, and a change to it must happen again
+	// at the next call: such an include is not remembered.
+	if remember && x.mutations == mutations && (root || x.mutatingCalls == calls) {
 		if x.memo == nil {
 			x.memo = map[string]string{}
 		}
-		x.memo[name] = buf.buf.String()
+		x.memo[key] = buf.buf.String()
 	}
 	return buf.buf.String(), nil
+}
+
+// maxMemoKey bounds the key of a remembered include with a dict argument.
+const maxMemoKey = 1024
+
+// memoKey is what include remembers an output by: the template's name for the root context;
+// for a dict of scalars and maps the root reaches, the name and the dict's entries, each
+// scalar with its type (63, "63" and 63.0 print differently) and each map by identity (the
+// memo is forgotten when what the root reaches changes). Other arguments are not remembered.
+func (x *execution) memoKey(name string, data any) (key string, root, ok bool) {
+	if isRoot(data, x.data) {
+		return name, true, true
+	}
+	m, isMap := data.(map[string]any)
+	if !isMap || m == nil || len(m) > 8 {
+		return "", false, false
+	}
+	var b strings.Builder
+	b.WriteString(name)
+	b.WriteString("\x00dict") // never the root's key, even for an empty dict
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		b.WriteByte(0)
+		b.WriteString(strconv.Quote(k))
+		b.WriteByte('=')
+		switch v := m[k].(type) {
+		case string:
+			b.WriteString("s" + strconv.Quote(v))
+		case int:
+			b.WriteString("i" + strconv.Itoa(v))
+		case int64:
+			b.WriteString("I" + strconv.FormatInt(v, 10))
+		case float64:
+			b.WriteString("f" + strconv.FormatFloat(v, 'g', -1, 64))
+		case bool:
+			b.WriteString("b" + strconv.FormatBool(v))
+		case nil:
+			b.WriteString("n")
+		case map[string]any:
+			if v == nil || !isRoot(v, x.data) && !x.isRootMap(v) {
+				return "", false, false
+			}
+			fmt.Fprintf(&b, "p%p", v)
+		default:
+			return "", false, false
+		}
+		if b.Len() > maxMemoKey {
+			return "", false, false
+		}
+	}
+	return b.String(), false, true
 }
 
 // isRoot reports whether data is the render's root context (the same map, not a copy).
@@ -445,8 +508,11 @@ func isRoot(data any, root map[string]any) bool {
 	return ok && m != nil && reflect.ValueOf(m).UnsafePointer() == reflect.ValueOf(root).UnsafePointer()
 }
 
-// mutating wraps sprig's functions that change a map in place, so that each call forgets the
-// remembered include outputs, which may depend on what it changed.
+// mutating wraps sprig's functions that change a map in place, so that a call that may change
+// what the root context reaches forgets the remembered include outputs, which may depend on it.
+// A call that changes only maps the template built itself and that the root context does not
+// reach (`merge (dict ...) .Values.tags`, as helpers that build labels or tags do) keeps them:
+// forgetting on every call made such helpers render afresh at every include.
 func (x *execution) mutating() template.FuncMap {
 	f := sprig.HermeticTxtFuncMap()
 	set := f["set"].(func(map[string]any, string, any) map[string]any)
@@ -455,50 +521,198 @@ func (x *execution) mutating() template.FuncMap {
 	mergeOverwrite := f["mergeOverwrite"].(func(map[string]any, ...map[string]any) any)
 	mustMerge := f["mustMerge"].(func(map[string]any, ...map[string]any) (any, error))
 	mustMergeOverwrite := f["mustMergeOverwrite"].(func(map[string]any, ...map[string]any) (any, error))
-	forget := func() { x.memo, x.mutations = nil, x.mutations+1 }
-	// mergo recurses without bound into a map that holds itself (set can make one, and merge
-	// through maps two values share): a stack overflow is fatal, not a panic to recover.
-	// Merges take only values the output budget could walk.
-	walkable := func(fn string, d map[string]any, s []map[string]any) error {
-		if err := x.budget.walkable(fn, d); err != nil {
-			return err
+	// forget is called before the change: set and unset write d only; a merge writes d and,
+	// deeply, the maps d holds, and with more than one source, the maps an earlier source put
+	// into d (merged by reference), so the maps every source but the last reaches.
+	forgetIfRoot := func(d map[string]any) {
+		x.mutatingCalls++
+		if x.isRootMap(d) {
+			x.changedRoot()
 		}
+	}
+	// mergo recurses without bound into a source map that holds itself (set can make one, and
+	// merge through maps two values share): a stack overflow is fatal, not a panic to recover.
+	// Its recursion follows the sources, so merges take only sources the output budget could
+	// walk; the destination may be as large as it likes.
+	forget := func(fn string, d map[string]any, s []map[string]any) error {
 		for _, m := range s {
 			if err := x.budget.walkable(fn, m); err != nil {
 				return err
 			}
 		}
-		forget()
+		x.mutatingCalls++
+		if x.reachedFromRoot(d, s[:max(len(s)-1, 0)]...) {
+			x.changedRoot()
+		}
 		return nil
 	}
 	return template.FuncMap{
-		"set":   func(d map[string]any, k string, v any) map[string]any { forget(); return set(d, k, v) },
-		"unset": func(d map[string]any, k string) map[string]any { forget(); return unset(d, k) },
+		"set":   func(d map[string]any, k string, v any) map[string]any { forgetIfRoot(d); return set(d, k, v) },
+		"unset": func(d map[string]any, k string) map[string]any { forgetIfRoot(d); return unset(d, k) },
 		"merge": func(d map[string]any, s ...map[string]any) (any, error) {
-			if err := walkable("merge", d, s); err != nil {
+			if err := forget("merge", d, s); err != nil {
 				return nil, err
 			}
 			return merge(d, s...), nil
 		},
 		"mergeOverwrite": func(d map[string]any, s ...map[string]any) (any, error) {
-			if err := walkable("mergeOverwrite", d, s); err != nil {
+			if err := forget("mergeOverwrite", d, s); err != nil {
 				return nil, err
 			}
 			return mergeOverwrite(d, s...), nil
 		},
 		"mustMerge": func(d map[string]any, s ...map[string]any) (any, error) {
-			if err := walkable("mustMerge", d, s); err != nil {
+			if err := forget("mustMerge", d, s); err != nil {
 				return nil, err
 			}
 			return mustMerge(d, s...)
 		},
 		"mustMergeOverwrite": func(d map[string]any, s ...map[string]any) (any, error) {
-			if err := walkable("mustMergeOverwrite", d, s); err != nil {
+			if err := forget("mustMergeOverwrite", d, s); err != nil {
 				return nil, err
 			}
 			return mustMergeOverwrite(d, s...)
 		},
 	}
+}
+
+// changedRoot notes a change of what the root context reaches: remembered include outputs and
+// the set of maps the root reaches are out of date.
+func (x *execution) changedRoot() {
+	x.memo, x.mutations = nil, x.mutations+1
+	x.roots.stale = true
+}
+
+// rootMaps is the set of maps the root context reaches, kept from one call of a function that
+// changes maps in place to the next until one of them changes what the root reaches.
+type rootMaps struct {
+	maps  map[unsafe.Pointer]bool
+	stale bool
+	// unsure is set when the root holds a container other than JSON's maps and lists, whose
+	// contents the walk does not follow, or is too large to walk: every map counts as reached.
+	unsure bool
+}
+
+// maxRootSteps bounds the walk that finds the maps the root reaches; past it, every map counts
+// as reached. A render's root holds a few thousand values; a template can make lists share
+// (set .Values "a" .Values.list), which the walk visits again.
+const maxRootSteps = 1 << 20
+
+// isRootMap reports whether the root context reaches map m, or cannot tell.
+func (x *execution) isRootMap(m map[string]any) bool {
+	return x.isRootMapPointer(reflect.ValueOf(m).UnsafePointer())
+}
+
+func (x *execution) findRootMaps() {
+	if x.roots.maps == nil {
+		x.roots.maps = map[unsafe.Pointer]bool{}
+	}
+	clear(x.roots.maps)
+	x.roots.stale, x.roots.unsure = false, false
+	steps := 0
+	var walk func(v any)
+	walk = func(v any) {
+		if x.roots.unsure {
+			return
+		}
+		if steps++; steps > maxRootSteps {
+			x.roots.unsure = true
+			return
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			p := reflect.ValueOf(v).UnsafePointer()
+			if x.roots.maps[p] {
+				return // seen: shared, or a map that holds itself
+			}
+			x.roots.maps[p] = true
+			for _, e := range v {
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		default:
+			x.roots.unsure = isContainer(v)
+		}
+	}
+	walk(x.data)
+}
+
+// reachedFromRoot reports whether the root context reaches a map that d or one of more reaches
+// (d and more included), as they are at the time of the call: a change written there may
+// change an include's output. It answers true when unsure: a value of a container type other
+// than JSON's maps and lists (whose contents it does not follow), or a root too large to walk.
+// Written by hand: what matters is the identity of maps (which one a call writes into), which no
+// deep-equality or copy library exposes.
+func (x *execution) reachedFromRoot(d map[string]any, more ...map[string]any) bool {
+	targets := map[unsafe.Pointer]bool{}
+	steps := 0
+	if !mapsReached(d, targets, &steps) {
+		return true
+	}
+	for _, m := range more {
+		if !mapsReached(m, targets, &steps) {
+			return true
+		}
+	}
+	for p := range targets {
+		if x.isRootMapPointer(p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (x *execution) isRootMapPointer(p unsafe.Pointer) bool {
+	if x.roots.stale || x.roots.maps == nil {
+		x.findRootMaps()
+	}
+	return x.roots.unsure || x.roots.maps[p]
+}
+
+// mapsReached adds to seen every map v reaches, v included; it returns false when v holds a
+// container other than JSON's maps and lists, whose contents it does not follow, or when the
+// walk takes more than maxRootSteps steps (lists that share lists, nested: `list $l $l`).
+func mapsReached(v any, seen map[unsafe.Pointer]bool, steps *int) bool {
+	if *steps++; *steps > maxRootSteps {
+		return false
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		p := reflect.ValueOf(v).UnsafePointer()
+		if seen[p] {
+			return true
+		}
+		seen[p] = true
+		for _, e := range v {
+			if !mapsReached(e, seen, steps) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if !mapsReached(e, seen, steps) {
+				return false
+			}
+		}
+	default:
+		return !isContainer(v)
+	}
+	return true
+}
+
+// isContainer reports whether v may hold other values: anything but a scalar or nil.
+func isContainer(v any) bool {
+	if v == nil {
+		return false
+	}
+	switch reflect.TypeOf(v).Kind() {
+	case reflect.Map, reflect.Slice, reflect.Array, reflect.Pointer, reflect.Struct, reflect.Interface, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		return true
+	}
+	return false
 }
 
 func (x *execution) tpl(text string, data any) (string, error) {

@@ -205,3 +205,56 @@ func TestTenantTemplateCode(t *testing.T) {
 		})
 	}
 }
+
+// TestConditionalInARememberedInclude: a template that waits for a live object (pending)
+// renders an include with a conditional on a tenant value before it stops; the next template
+// gets that include's output remembered. The structure check's second render must take the
+// same branch there too, or a conditional looks like a change of structure. Each template
+// order is tried: the waiting one first and last.
+func TestConditionalInARememberedInclude(t *testing.T) {
+	helpers := `{{ define "extra" }}{{ if eq .Values.tier "premium" }}extra: "yes"{{ end }}{{ end }}`
+	waits := `{{ $x := include "extra" . }}{{ (index .Resources.zlive 0).status.ready }}`
+	uses := configMap("a", `{{- include "extra" . | nindent 2 }}`)
+	for _, names := range [][2]string{{"a-waits", "b-uses"}, {"z-waits", "b-uses"}} {
+		t.Run(names[0], func(t *testing.T) {
+			b := mustCompile(t, gatewaySpec(map[string]string{"_helpers": helpers, names[0]: waits, names[1]: uses, "zlive": configMap("live")}))
+			values := map[string]any{"tier": "premium"}
+			in := input(values)
+			in.Tainted = render.TaintedStrings(values, tenant)
+			out, err := b.RenderGateway(in)
+			if err != nil {
+				t.Fatalf("RenderGateway: %v", err)
+			}
+			if len(out.Pending) != 1 || out.Pending[0].Template != "gatewayTemplate.resourceTemplates."+names[0] {
+				t.Errorf("pending = %v, want %s waiting", out.Pending, names[0])
+			}
+			want := cm("a", map[string]any{"extra": "yes"})
+			if len(out.Objects) == 0 || !reflect.DeepEqual(out.Objects[0].Object, want) {
+				t.Errorf("objects = %v, want first %v", out.Objects, want)
+			}
+		})
+	}
+}
+
+// TestInjectionThroughARememberedInclude: an include of a dict that holds a tenant value is
+// remembered in both renders of the structure check; a value that changes the structure
+// through it is still caught, at the first call and at the remembered one.
+func TestInjectionThroughARememberedInclude(t *testing.T) {
+	helpers := `{{ define "label" }}{{ .name | replace "~" "\n" }}{{ end }}`
+	for name, line := range map[string]string{
+		"first call":      `k: {{ include "label" (dict "name" .Values.v "max" 63) }}`,
+		"remembered call": `k: {{ $_ := include "label" (dict "name" .Values.v "max" 63) }}{{ include "label" (dict "name" .Values.v "max" 63) }}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := mustCompile(t, gatewaySpec(map[string]string{"_helpers": helpers, "t": configMap("a", line)}))
+			values := map[string]any{"v": "x~  extra: injected"}
+			in := input(values)
+			in.Tainted = render.TaintedStrings(values, tenant)
+			out, err := b.RenderGateway(in)
+			var e *render.Error
+			if err == nil || !asError(err, &e) || e.Origin != tenant("v") {
+				t.Fatalf("RenderGateway = %v, %v; want an error naming %s", out, err, tenant("v"))
+			}
+		})
+	}
+}

@@ -139,7 +139,7 @@ func TestCheckSpendsTheRendersTime(t *testing.T) {
 			t.Fatal(err)
 		}
 		check.deadline = tt.searchDeadline
-		check.ran(c, nil, nil, true)
+		check.ran(c, nil, nil)
 		err = check.verify(c, textA, parsedA, 0, nil, resourceOutput)
 		check.done()
 		if err == nil || !strings.Contains(err.Error(), "render budget exceeded: time") || strings.Contains(err.Error(), "team-a/p") {
@@ -152,7 +152,7 @@ func TestCheckSpendsTheRendersTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer check.done()
-	check.ran(c, nil, nil, true)
+	check.ran(c, nil, nil)
 	if err := check.verify(c, textA, parsedA, 0, nil, resourceOutput); err == nil || !strings.Contains(err.Error(), "team-a/p") {
 		t.Errorf("with time left: got %v, want the tenant value named", err)
 	}

@@ -46,13 +46,17 @@ type structureCheck struct {
 	// deadline is the render's: the check's renders spend the same time budget as A's, so
 	// that a slow template cannot take the limit once per render the check makes.
 	deadline time.Time
-	// order lists the templates A rendered successfully so far, in order, with the decisions
-	// each made: the search for a culprit renders them again in the same order, so that
-	// remembered include outputs are the same as in A.
+	// order lists the templates A rendered so far, in order, with the decisions each made,
+	// those that failed or wait for a live object too: B renders them all in the same order
+	// (the search for a culprit as well), so that it remembers the same include outputs as A
+	// at every point and replays A's decisions where A made them. An include A remembered
+	// made no decisions in the template that reused it; B must reuse it too.
 	order []*compiled
 	logs  map[*compiled]decisions
 	// code is, per template, the shapes of the texts A ran through tpl.
 	code map[*compiled][]string
+	// caughtUp is how many templates of order B has rendered.
+	caughtUp int
 	// renders and parses count B's work on the success path, for tests of its cost.
 	renders, parses int
 }
@@ -77,9 +81,10 @@ func (s *structureCheck) done() {
 	s.y.done()
 }
 
-// ran notes that A rendered c, with the decisions it made.
-func (s *structureCheck) ran(c *compiled, log decisions, code []string, ok bool) {
-	if s == nil || !ok {
+// ran notes that A rendered c, with the decisions it made and the code it ran through tpl,
+// whether it succeeded or not.
+func (s *structureCheck) ran(c *compiled, log decisions, code []string) {
+	if s == nil {
 		return
 	}
 	s.order = append(s.order, c)
@@ -87,6 +92,18 @@ func (s *structureCheck) ran(c *compiled, log decisions, code []string, ok bool)
 	if len(code) > 0 {
 		s.code[c] = slices.Clone(code)
 	}
+}
+
+// catchUp renders in B the templates A rendered before c that B has not: their output is not
+// compared (A's failed, or was compared already), but what they leave behind (remembered
+// include outputs, values changed in place) is what c's render in A saw.
+func (s *structureCheck) catchUp(c *compiled) {
+	for ; s.caughtUp < len(s.order) && s.order[s.caughtUp] != c; s.caughtUp++ {
+		r := s.order[s.caughtUp]
+		s.y.d.start(s.logs[r])
+		_, _, _ = s.y.run(r)
+	}
+	s.caughtUp++ // c itself, rendered by the caller
 }
 
 // verify renders c in B and compares B's output with A's: textA, parsed as kind says into
@@ -97,6 +114,7 @@ func (s *structureCheck) verify(c *compiled, textA string, parsedA []any, docA i
 	if s == nil || len(s.sub.originals) == 0 {
 		return nil
 	}
+	s.catchUp(c)
 	s.y.d.start(s.logs[c])
 	textB, pending, errB := s.y.run(c)
 	s.renders++
@@ -109,7 +127,7 @@ func (s *structureCheck) verify(c *compiled, textA string, parsedA []any, docA i
 	if errB == nil && pending == nil {
 		// The common case costs no second parse: B's text with the placeholders put back is
 		// A's text, and every string put back is inert, so the two texts have one structure.
-		if restored, inertOnly := s.sub.restore(textB); errA == nil && inertOnly && restored == textA {
+		if errA == nil && s.sub.restoresTo(textB, textA) {
 			return nil
 		}
 		parsedB, _, errYAML := kind.parse(textB)

@@ -195,6 +195,35 @@ func (s *substitution) restore(text string) (restored string, inertOnly bool) {
 	}
 }
 
+// restoresTo reports whether text with every placeholder replaced by its original is want,
+// each original inert: restore(text) == want with inertOnly, compared as it goes, without
+// building the restored text (a copy of every template's output, for the common case).
+func (s *substitution) restoresTo(text, want string) bool {
+	for {
+		at := strings.Index(text, placeholderPrefix)
+		if at < 0 {
+			return text == want
+		}
+		if !strings.HasPrefix(want, text[:at]) {
+			return false
+		}
+		want, text = want[at:], text[at+len(placeholderPrefix):]
+		i, ok := s.number(text)
+		if !ok {
+			if !strings.HasPrefix(want, placeholderPrefix) {
+				return false
+			}
+			want = want[len(placeholderPrefix):]
+			continue
+		}
+		o := s.originals[i]
+		if !s.allInert && !inert(o) || !strings.HasPrefix(want, o) {
+			return false
+		}
+		want, text = want[len(o):], text[s.width:]
+	}
+}
+
 // number reads a placeholder's number at the start of text.
 func (s *substitution) number(text string) (int, bool) {
 	if len(text) < s.width {
