@@ -74,6 +74,14 @@ func split(counts map[string]int) (writes, writesNoEvents, reads int) {
 }
 
 func verb(r *http.Request) string {
+	if r.URL.Query().Get("dryRun") != "" {
+		// A server-side dry-run writes nothing; counted apart, so that write figures stay writes.
+		return "dry-run " + plainVerb(r)
+	}
+	return plainVerb(r)
+}
+
+func plainVerb(r *http.Request) string {
 	switch r.Method {
 	case http.MethodGet:
 		if r.URL.Query().Get("watch") == "true" {

@@ -3,6 +3,7 @@ package main
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -22,8 +23,13 @@ func TestClassify(t *testing.T) {
 		{"PATCH", "/apis/gateway.gantry.dev/v1alpha1/gatewayclassblueprints/proxy/status", "", "application/merge-patch+json", "patch", "gatewayclassblueprints/status"},
 		{"POST", "/apis/events.k8s.io/v1/namespaces/a/events", "", "", "create", "events"},
 		{"DELETE", "/api/v1/namespaces/a/configmaps/x", "", "", "delete", "configmaps"},
+		// A server-side dry-run writes nothing: it is counted apart from the writes.
+		{"PATCH", "/api/v1/namespaces/a/configmaps/x", "dryRun=All&fieldManager=gantry", "application/apply-patch+yaml", "dry-run apply", "configmaps"},
 	}
 	for _, tt := range tests {
+		if writeVerbs[tt.verb] == strings.HasPrefix(tt.verb, "dry-run") && strings.HasPrefix(tt.verb, "dry-run") {
+			t.Errorf("%s counts as a write", tt.verb)
+		}
 		r := &http.Request{Method: tt.method, URL: &url.URL{Path: tt.path, RawQuery: tt.query}, Header: http.Header{}}
 		r.Header.Set("Content-Type", tt.contentType)
 		if v, res := verb(r), resource(tt.path); v != tt.verb || res != tt.resource {
