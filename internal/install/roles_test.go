@@ -116,9 +116,11 @@ func TestTenantCannotWriteGatewayClassConfig(t *testing.T) {
 	}
 	refusedByPolicy := func(what string, err error) {
 		t.Helper()
-		t.Logf("%s: %v", what, err)
+		t.Logf("%s: %v", what, err) // the message users see, with -v
 		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), gccPolicy) {
 			t.Errorf("%s: want a denial by %s, got %v", what, gccPolicy, err)
+		} else if !strings.Contains(err.Error(), "GatewayClassConfig "+tenant+"/") || !strings.Contains(err.Error(), "user bob may not") {
+			t.Errorf("%s: the denial does not name the object and the user: %v", what, err)
 		}
 	}
 	refusedByRBAC := func(what string, err error) {
