@@ -195,11 +195,27 @@ func (r *GatewayReconciler) applyUnit(ctx context.Context, gw *gwv1.Gateway, obj
 	if len(conflicts) > 0 {
 		return nil, joinConflicts(conflicts)
 	}
-	var applied []objectKey
+	var write []*unstructured.Unstructured
 	for _, o := range objs {
-		if l, ok := live[keyOf(o)]; ok && contains(l.Object, o.Object) {
-			continue
+		if l, ok := live[keyOf(o)]; !ok || !contains(l.Object, o.Object) {
+			write = append(write, o)
 		}
+	}
+	// Every object to write is first applied as a server-side dry-run: the API server's own
+	// validation, defaulting and admission decide, and a refusal of any writes nothing of the
+	// unit. A unit with one object to write needs none: its apply is all or nothing already.
+	// What the dry-run cannot foresee (a change between it and the write) still fails the
+	// write, which is then retried.
+	if len(write) > 1 {
+		for _, o := range write {
+			dry := o.DeepCopy()
+			if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(dry), client.FieldOwner(FieldManager), client.ForceOwnership, client.DryRunAll); err != nil {
+				return nil, fmt.Errorf("apply %s (checked before writing; nothing was written): %w", keyOf(o), err)
+			}
+		}
+	}
+	var applied []objectKey
+	for _, o := range write {
 		if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(o), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
 			return applied, fmt.Errorf("apply %s: %w", keyOf(o), err)
 		}

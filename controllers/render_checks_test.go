@@ -102,3 +102,33 @@ func TestRefusedAddressesAreReported(t *testing.T) {
 		t.Errorf("ConfigMap cm: %v", err)
 	}
 }
+
+// TestRefusedRenderWritesNothing is issue 7 item 6's first attack: a render whose objects the
+// API server refuses in part (ConfigMap a is fine, Service b has port 70000) left a updated and
+// b refused. Every object of a unit is dry-run on the server before the first real write: a
+// refusal writes nothing, and the status names the object and the server's message.
+func TestRefusedRenderWritesNothing(t *testing.T) {
+	ns := namespace(t, nil)
+	class := setup(t, ns, blueprint("refused", `{"round": "1", "port": 80}`, map[string]string{
+		"a": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  round: {{ .Values.round | quote }}\n",
+		"b": "apiVersion: v1\nkind: Service\nmetadata:\n  name: b\nspec:\n  ports:\n  - port: {{ .Values.port }}\n",
+	}))
+	create(t, gateway(ns, "web", class))
+	waitGateway(t, ns, "web", "Programmed", metav1.ConditionTrue, "Programmed")
+
+	create(t, gatewayConfig(ns, "bad-port", "Gateway", "web", `{"round": "2", "port": 70000}`, ""))
+	gw := waitGateway(t, ns, "web", "Programmed", metav1.ConditionFalse, "ApplyFailed")
+	msg := meta.FindStatusCondition(gw.Status.Conditions, "Programmed").Message
+	for _, w := range []string{"Service " + ns + "/b", "70000"} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("Programmed message %q does not say %q", msg, w)
+		}
+	}
+	cm := &corev1.ConfigMap{}
+	if err := k8s.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "a"}, cm); err != nil {
+		t.Fatal(err)
+	}
+	if cm.Data["round"] != "1" {
+		t.Errorf("ConfigMap a says round %q: half of a refused render was applied", cm.Data["round"])
+	}
+}
