@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -32,19 +33,7 @@ import (
 // then uninstalls as the chart's README says — leaving nothing behind.
 func TestInstallRunUninstall(t *testing.T) {
 	ctx := t.Context()
-	env, cfg, err := testenv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	scheme := controllers.NewScheme()
-	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	admin, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, _, admin := startAPIServer(t)
 
 	const ns = "gantry-system"
 	mustCreate(t, admin, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
@@ -204,4 +193,25 @@ func gone(err error) error {
 func eventually(t *testing.T, what string, check func() error) {
 	t.Helper()
 	testenv.Eventually(t, what, check)
+}
+
+// startAPIServer starts a kube-apiserver and etcd for one test, stopped when it ends, and
+// returns its config, a scheme with Gantry's, Gateway API's and the CRD kinds, and an admin
+// client.
+func startAPIServer(t *testing.T) (*rest.Config, *runtime.Scheme, client.Client) {
+	t.Helper()
+	env, cfg, err := testenv.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	scheme := controllers.NewScheme()
+	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	admin, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, scheme, admin
 }

@@ -17,7 +17,6 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
-	"gantry.dev/gantry/controllers"
 	"gantry.dev/gantry/internal/install"
 	"gantry.dev/gantry/internal/testenv"
 )
@@ -34,19 +33,7 @@ const gccPolicy = "gantry-gatewayclassconfig-writers"
 // the namespace controller (cluster-wide delete), so that namespaces can still be deleted.
 func TestTenantCannotWriteGatewayClassConfig(t *testing.T) {
 	ctx := t.Context()
-	env, cfg, err := testenv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	scheme := controllers.NewScheme()
-	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	admin, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, scheme, admin := startAPIServer(t)
 	as := func(user string, groups ...string) client.Client {
 		c := rest.CopyConfig(cfg)
 		c.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: append(groups, "system:authenticated")}
