@@ -5,10 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -207,11 +209,20 @@ func (r *GatewayReconciler) applyUnit(ctx context.Context, gw *gwv1.Gateway, obj
 	// What the dry-run cannot foresee (a change between it and the write) still fails the
 	// write, which is then retried.
 	if len(write) > 1 {
-		for _, o := range write {
-			dry := o.DeepCopy()
-			if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(dry), client.FieldOwner(FieldManager), client.ForceOwnership, client.DryRunAll); err != nil {
-				return nil, fmt.Errorf("apply %s (checked before writing; nothing was written): %w", keyOf(o), err)
-			}
+		// The dry-runs are independent: sent at once, they cost one round trip, not one each.
+		errs := make([]error, len(write))
+		var wg sync.WaitGroup
+		for i, o := range write {
+			wg.Go(func() {
+				dry := o.DeepCopy()
+				if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(dry), client.FieldOwner(FieldManager), client.ForceOwnership, client.DryRunAll); err != nil {
+					errs[i] = fmt.Errorf("apply %s (checked before writing; nothing was written): %w", keyOf(o), err)
+				}
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return nil, err
 		}
 	}
 	var applied []objectKey

@@ -56,6 +56,16 @@ func since(now, before map[string]int) map[string]int {
 
 var writeVerbs = map[string]bool{"create": true, "update": true, "patch": true, "apply": true, "delete": true}
 
+// dryRuns sums the server-side dry-runs, which write nothing.
+func dryRuns(counts map[string]int) (n int) {
+	for k, v := range counts {
+		if strings.HasPrefix(k, "dry-run ") {
+			n += v
+		}
+	}
+	return n
+}
+
 // split sums writes and reads, and writes without Events.
 func split(counts map[string]int) (writes, writesNoEvents, reads int) {
 	for k, v := range counts {

@@ -66,6 +66,7 @@ type Result struct {
 	Writes           int            `json:"convergeWrites"`
 	WritesNoEvents   int            `json:"convergeWritesWithoutEvents"`
 	Reads            int            `json:"convergeReads"`
+	DryRuns          int            `json:"convergeDryRuns"`
 	WriteBudget      int            `json:"writeBudget"`
 	CPUSeconds       float64        `json:"controllerCPUSeconds"`
 	PeakHeapMiB      float64        `json:"peakHeapMiB"`
@@ -196,6 +197,7 @@ func measure(n int) (*Result, error) {
 	quiet(cnt)
 	res.ConvergeWrites = writesOnly(cnt.snapshot())
 	res.Writes, res.WritesNoEvents, res.Reads = split(cnt.snapshot())
+	res.DryRuns = dryRuns(cnt.snapshot())
 	res.CPUSeconds = cpuSeconds() - cpu0
 	res.PeakHeapMiB = peak() / (1 << 20)
 	res.PeakRSSMiB = maxRSSMiB()
@@ -541,6 +543,7 @@ func printTable(w *os.File, rs []Result) {
 	row("  without Events", func(r Result) string { return strconv.Itoa(r.WritesNoEvents) })
 	row("  budget 1.05×(obj+gw+pol)", func(r Result) string { return strconv.Itoa(r.WriteBudget) })
 	row("converge reads", func(r Result) string { return strconv.Itoa(r.Reads) })
+	row("converge dry-runs", func(r Result) string { return strconv.Itoa(r.DryRuns) })
 	row("CPU (s)", func(r Result) string { return fmt.Sprintf("%.1f", r.CPUSeconds) })
 	row("peak heap (MiB)", func(r Result) string { return fmt.Sprintf("%.0f", r.PeakHeapMiB) })
 	row("peak RSS (MiB)", func(r Result) string { return fmt.Sprintf("%.0f", r.PeakRSSMiB) })
