@@ -74,3 +74,10 @@ func (b *routeBoard) get(route, gw types.NamespacedName) (routeOutcome, bool) {
 	o, ok := b.outcomes[route][gw]
 	return o, ok
 }
+
+// forget drops what is known of a route that is gone.
+func (b *routeBoard) forget(route types.NamespacedName) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.outcomes, route)
+}
