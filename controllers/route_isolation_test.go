@@ -106,3 +106,30 @@ func TestOneRouteCannotStopASharedGateway(t *testing.T) {
 	waitValues(t, a, "ra-for-web", `{"x": "2"}`)
 	waitRouteRendered(t, ra, infra, "web", metav1.ConditionTrue, "Rendered")
 }
+
+// TestRefusedRouteObjectsAreTheRoutes: a route's unit the API server refuses in part (its
+// ConfigMap fine, its Service with port 70000 from the route's own GatewayConfig) writes
+// nothing of the route, says so on the route, and leaves the Gateway Programmed.
+func TestRefusedRouteObjectsAreTheRoutes(t *testing.T) {
+	ns := namespace(t, nil)
+	bp := blueprint("route-refused", `{"x": "1", "port": 80}`, map[string]string{"values": valuesTemplate})
+	bp.Spec.HTTPRouteTemplate = &v1alpha1.RouteTemplate{ResourceTemplates: map[string]string{
+		"route": routeValuesTemplate,
+		"svc":   "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .HTTPRoute.metadata.name }}-svc\nspec:\n  ports:\n  - port: {{ .Values.port }}\n",
+	}}
+	class := setup(t, ns, bp)
+	ra := httpRoute(ns, "ra", ns, "web")
+	create(t, gateway(ns, "web", class), ra)
+	waitValues(t, ns, "ra-for-web", `{"x": "1", "port": 80}`)
+	waitRouteRendered(t, ra, ns, "web", metav1.ConditionTrue, "Rendered")
+
+	create(t, gatewayConfig(ns, "bad-port", "HTTPRoute", "ra", `{"x": "2", "port": 70000}`, ""))
+	c := waitRouteRendered(t, ra, ns, "web", metav1.ConditionFalse, "ApplyFailed")
+	if !strings.Contains(c.Message, "Service "+ns+"/ra-svc") {
+		t.Errorf("route condition %q does not name the Service", c.Message)
+	}
+	waitGateway(t, ns, "web", "Programmed", metav1.ConditionTrue, "Programmed")
+	if v, err := renderedValues(t.Context(), ns, "ra-for-web"); err != nil || v["x"] != "1" {
+		t.Errorf("route ConfigMap values = %v (%v): half of the refused route unit was written", v, err)
+	}
+}
