@@ -157,6 +157,9 @@ func (r *PolicyReconciler) ancestors(ctx context.Context, p policyObject) ([]gwv
 			Type: string(gwv1.PolicyConditionAccepted), Status: status, Reason: string(reason), Message: msg, ObservedGeneration: gen,
 		}}}}
 	}
+	if ref.Namespace != nil && string(*ref.Namespace) != p.GetNamespace() {
+		return one(metav1.ConditionFalse, gwv1.PolicyReasonInvalid, fmt.Sprintf("spec.targetRef.namespace is %s, but a policy can only target objects in its own namespace (%s)", *ref.Namespace, p.GetNamespace())), nil
+	}
 	if ref.Kind == "Namespace" && string(ref.Name) != p.GetNamespace() {
 		return one(metav1.ConditionFalse, gwv1.PolicyReasonInvalid, fmt.Sprintf("a policy can only target its own namespace (%s), not %s", p.GetNamespace(), ref.Name)), nil
 	}

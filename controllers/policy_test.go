@@ -327,3 +327,18 @@ func TestPolicyAncestorsAggregated(t *testing.T) {
 		return nil
 	})
 }
+
+// TestPolicyTargetRefNamespace: a bifrost-style targetRef.namespace naming another namespace
+// is Accepted=False/Invalid naming the field; the policy's own namespace is accepted.
+func TestPolicyTargetRefNamespace(t *testing.T) {
+	ns := namespace(t, nil)
+	class := setup(t, ns, blueprint("target-ns", `{"x": "blueprint"}`, map[string]string{"values": valuesTemplate}))
+	create(t, gateway(ns, "web", class))
+	own := gatewayConfig(ns, "own", "Gateway", "web", `{"x": "own"}`, "")
+	own.Spec.TargetRef.Namespace = ptr(gwv1.Namespace(ns))
+	other := gatewayConfig(ns, "other", "Gateway", "web", "", `{"x": "other"}`)
+	other.Spec.TargetRef.Namespace = ptr(gwv1.Namespace("team-z"))
+	create(t, own, other)
+	waitValues(t, ns, "web", `{"x": "own"}`)
+	waitPolicyTarget(t, other, metav1.ConditionFalse, "Invalid")
+}

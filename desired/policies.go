@@ -38,6 +38,9 @@ func policy(kind, ns, name string, created time.Time, ref v1alpha1.PolicyTargetR
 		CreationTimestamp: created,
 		Target:            precedence.Target{Group: string(ref.Group), Kind: string(ref.Kind), Name: string(ref.Name)},
 	}
+	if ref.Namespace != nil {
+		p.Target.Namespace = string(*ref.Namespace)
+	}
 	var err error
 	if p.Default, err = decoded(p.Ref, "default", v.Default); err != nil {
 		return p, fmt.Errorf("%s spec.default: %w", p.Ref, err)

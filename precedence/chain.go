@@ -10,6 +10,9 @@ import (
 func Applies(in *Input, p *Policy) (Level, string) {
 	ns, gw := in.Gateway.Namespace, in.Gateway.Name
 	t := p.Target
+	if t.Namespace != "" && t.Namespace != p.Namespace {
+		return 0, fmt.Sprintf("spec.targetRef.namespace is %s, but a policy can only target objects in its own namespace (%s)", t.Namespace, p.Namespace)
+	}
 	switch p.Kind {
 	case KindGatewayClassConfig:
 		switch {

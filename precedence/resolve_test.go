@@ -811,6 +811,9 @@ func TestResolveNotApplicable(t *testing.T) {
 		{"GatewayConfig targeting a GatewayClass", gc(gwNS, "p", epoch, gwTarget(TargetGatewayClass, className)), nil, "GatewayClass"},
 		{"GatewayConfig targeting a Gateway in the core group", gc(gwNS, "p", epoch, Target{Kind: TargetGateway, Name: gwName}), nil, "core group"},
 		{"GatewayConfig targeting a Namespace in the Gateway API group", gc(gwNS, "p", epoch, gwTarget(TargetNamespace, gwNS)), nil, "Namespace." + GatewayGroup},
+		// bifrost's policies carry targetRef.namespace: only the policy's own is accepted.
+		{"GatewayConfig whose targetRef names another namespace", gc(gwNS, "p", epoch, Target{Group: GatewayGroup, Kind: TargetGateway, Namespace: "team-z", Name: gwName}), nil, "spec.targetRef.namespace"},
+		{"GatewayClassConfig whose targetRef names another namespace", gcc(gwNS, "p", epoch, Target{Kind: TargetNamespace, Namespace: "team-z", Name: gwNS}), nil, "spec.targetRef.namespace"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -109,6 +109,9 @@ type Target struct {
 	Group string
 	Kind  string
 	Name  string
+	// Namespace is targetRef.namespace, which bifrost's policies carry: "" or the policy's own
+	// namespace; another makes the policy apply nowhere.
+	Namespace string
 }
 
 // Policy is a GatewayClassConfig or GatewayConfig reduced to what precedence needs.

@@ -74,6 +74,11 @@ type PolicyTargetReference struct {
 	Kind gwv1.Kind `json:"kind"`
 	// Name of the target.
 	Name gwv1.ObjectName `json:"name"`
+	// Namespace of the target. Accepted for bifrost-gateway-controller's policies, which carry
+	// it; a policy can only target objects in its own namespace, so it must be that namespace
+	// (another makes the policy Accepted=False, reason Invalid).
+	// +optional
+	Namespace *gwv1.Namespace `json:"namespace,omitempty"`
 }
 
 // PolicyValues are the two GEP-713 stanzas of a policy.
