@@ -114,7 +114,7 @@ func (s *Set) add(file string, data []byte) error {
 	docs, lines := render.SplitDocuments(string(data))
 	for i, doc := range docs {
 		if err := s.addDocument(doc); err != nil {
-			return fmt.Errorf("%s: document %d (line %d): %w", file, i+1, lines[i], err)
+			return fmt.Errorf("%s: document %d (line %d): %w", file, i+1, lines[i], render.ExplainYAML(err, doc))
 		}
 	}
 	return nil

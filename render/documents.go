@@ -97,7 +97,7 @@ func parseDocument(doc string) (any, error) {
 	// the YAML → JSON → Go round trip of sigs.k8s.io/yaml was a third of a render's time.
 	var v any
 	if err := yamlv2.UnmarshalStrict([]byte(doc), &v); err != nil {
-		return nil, fmt.Errorf("error converting YAML to JSON: %w", err)
+		return nil, fmt.Errorf("error converting YAML to JSON: %w", ExplainYAML(err, doc))
 	}
 	return jsonValue(v)
 }
