@@ -87,12 +87,21 @@ type Result struct {
 	GatewayReconcilesTotal int     `json:"gatewayReconcilesTotal"`
 }
 
+// clientQPS and clientBurst are the controller client's rate limit.
+var (
+	clientQPS   float64
+	clientBurst int
+)
+
 func main() {
 	child := flag.Int("n", 0, "measure N Gateways in this process (internal; the parent runs one child per N)")
 	sizes := flag.String("sizes", "100,1000,2000", "comma-separated Gateway counts")
 	out := flag.String("json", "bin/performance.json", "where to write the results")
 	baseline := flag.String("baseline", "docs/performance.json", "results to compare with; a regression over 20% is reported")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the first convergence (with -n)")
+	// What users get: gantry controller's default (no client-side limit).
+	flag.Float64Var(&clientQPS, "qps", cli.DefaultKubeAPIQPS, "the controller client's QPS, as --kube-api-qps (negative: no client-side limit)")
+	flag.IntVar(&clientBurst, "burst", 0, "the controller client's burst, as --kube-api-burst (0: twice the QPS)")
 	flag.Parse()
 	ctrl.SetLogger(logr.Discard()) // the harness prints figures; the controller's logs are not its output
 	if *child > 0 {
@@ -113,7 +122,7 @@ func main() {
 			os.Exit(2)
 		}
 		fmt.Fprintf(os.Stderr, "measuring %d Gateways ...\n", n)
-		cmd := exec.Command(os.Args[0], "-n", strconv.Itoa(n))
+		cmd := exec.Command(os.Args[0], "-n", strconv.Itoa(n), "-qps", fmt.Sprint(clientQPS), "-burst", strconv.Itoa(clientBurst))
 		cmd.Stderr = os.Stderr
 		b, err := cmd.Output()
 		if err != nil {
@@ -171,7 +180,10 @@ func measure(n int) (*Result, error) {
 
 	cnt := &counter{}
 	ccfg := rest.CopyConfig(cfg)
-	ccfg.QPS, ccfg.Burst = 500, 1000 // client-go's default of 5 QPS would measure the throttle
+	ccfg.QPS, ccfg.Burst = float32(clientQPS), clientBurst
+	if clientQPS > 0 && clientBurst <= 0 {
+		ccfg.Burst = int(2 * clientQPS)
+	}
 	ccfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return cnt.wrap(rt) }
 	peak := watchMemory()
 	cpu0 := cpuSeconds()

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"gantry.dev/gantry/internal/cli"
 	"gantry.dev/gantry/internal/install"
 	"gantry.dev/gantry/internal/testenv"
 	"gantry.dev/gantry/render"
@@ -42,6 +43,7 @@ func TestChartRenderLimits(t *testing.T) {
 		fmt.Sprintf("--render-max-objects=%d", d.MaxObjects),
 		fmt.Sprintf("--render-max-loop=%d", d.MaxLoop),
 		fmt.Sprintf("--render-max-steps=%d", d.MaxSteps),
+		fmt.Sprintf("--kube-api-qps=%d", cli.DefaultKubeAPIQPS), // the binary's own client limit
 	} {
 		if !slices.Contains(got, want) {
 			t.Errorf("default args %q lack %s", got, want)
