@@ -557,6 +557,25 @@ func (b *budget) sized(name string, fn any) any {
 		}
 		return nil
 	}
+	// The encoders (toYaml, toJson…) take one value and return a string and an error: a
+	// typed closure runs the same checks without MakeFunc's second reflective call.
+	if f, ok := fn.(func(any) (string, error)); ok {
+		return func(a any) (string, error) {
+			if a != nil {
+				if err := check([]reflect.Value{reflect.ValueOf(a)}); err != nil {
+					return "", err
+				}
+			}
+			s, err := f(a)
+			if err != nil {
+				return s, err
+			}
+			if b.limits.MaxBytes > 0 && len(s)+1 > b.limits.MaxBytes {
+				return "", b.fail("render budget exceeded: output: %s of a value larger than %d bytes (--render-max-bytes)", name, b.limits.MaxBytes)
+			}
+			return s, nil
+		}
+	}
 	t := v.Type()
 	hasErr := t.NumOut() == 2
 	return reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {

@@ -1,6 +1,7 @@
 package render_test
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -157,4 +158,20 @@ func TestBudgetValuesThatHoldThemselves(t *testing.T) {
 	}
 	// merge through shared maps, no set at all.
 	budgetErr(t, `{{ $m := dict "a" (list 1) }}{{ range until 22 }}{{ $m = merge (dict) $m (dict "b" $m) }}{{ end }}`, render.Limits{}, "output")
+}
+
+// An encoder refuses a value built by doubling before it encodes it, not after: the check of
+// its result alone would let it expand the whole value in memory first.
+func TestBudgetEncodersCheckTheirArgument(t *testing.T) {
+	dag := `{{ $l := list "xxxxxxxxxxxxxxxx" }}{{ range until 22 }}{{ $l = list $l $l }}{{ end }}`
+	for _, fn := range []string{"toJson", "toYaml"} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		budgetErr(t, dag+`{{ $x := `+fn+` $l }}`, render.Limits{}, "output")
+		runtime.ReadMemStats(&after)
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 32<<20 {
+			t.Errorf("%s: the render allocated %d MiB before it failed", fn, grew>>20)
+		}
+	}
 }
