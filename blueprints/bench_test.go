@@ -8,6 +8,7 @@ import (
 
 	"gantry.dev/gantry/desired"
 	"gantry.dev/gantry/manifests"
+	"gantry.dev/gantry/render"
 )
 
 // benchCases is, per blueprint, the golden case a benchmark renders: one Gateway with
@@ -55,6 +56,15 @@ func BenchmarkRenderCompiled(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkRenderCheckMemoryOff is BenchmarkRenderCompiled with the structure check's memory
+// off (`--render-check-memory=0`): every render renders B, as the first render of an input of
+// a new shape does. BenchmarkRenderCompiled re-renders one input, so its B comes from memory.
+func BenchmarkRenderCheckMemoryOff(b *testing.B) {
+	render.SetCheckMemory(0)
+	defer render.SetCheckMemory(render.DefaultCheckMemory)
+	BenchmarkRenderCompiled(b)
 }
 
 func benchInput(b *testing.B, blueprint, input string) *desired.Input {

@@ -42,6 +42,8 @@ type Blueprint struct {
 	words map[string]bool
 	// executions pools clones of root bound to their own include/tpl; one render uses one.
 	executions sync.Pool
+	// id tells this compile from every other in the structure check's memory.
+	id uint64
 }
 
 // compiled is one resource template.
@@ -55,7 +57,7 @@ type compiled struct {
 // Compile parses every template of a blueprint and its values schema. The error lists every
 // template that does not parse, each with its line.
 func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint, error) {
-	b := &Blueprint{Name: name, clusterScoped: map[schema.GroupKind]bool{}}
+	b := &Blueprint{Name: name, clusterScoped: map[schema.GroupKind]bool{}, id: blueprintIDs.Add(1)}
 	b.root = template.New(name).Option("missingkey=error").Funcs(baseFuncs()).Funcs(decisionFuncs())
 	var errs []error
 	parseSet := func(prefix string, set map[string]string) []*compiled {
@@ -277,9 +279,7 @@ func (b *Blueprint) render(in *Input, set []*compiled, status *compiled) (*Outpu
 	// tenant strings; a render without tenant strings needs none.
 	var check *structureCheck
 	if len(in.Tainted) > 0 {
-		if check, err = b.newStructureCheck(in, x.budget.deadline); err != nil {
-			return nil, err
-		}
+		check = b.newStructureCheck(in, x.budget.deadline)
 		defer check.done()
 	}
 	out := &Output{}

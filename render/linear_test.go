@@ -134,10 +134,7 @@ func TestCheckSpendsTheRendersTime(t *testing.T) {
 		{"B's render", past, past},
 		{"the search for a culprit", time.Now().Add(time.Minute), past},
 	} {
-		check, err := b.newStructureCheck(in, tt.checkDeadline)
-		if err != nil {
-			t.Fatal(err)
-		}
+		check := b.newStructureCheck(in, tt.checkDeadline)
 		check.deadline = tt.searchDeadline
 		check.ran(c, nil, nil)
 		err = check.verify(c, textA, parsedA, 0, nil, resourceOutput)
@@ -147,10 +144,7 @@ func TestCheckSpendsTheRendersTime(t *testing.T) {
 		}
 	}
 	// The same check with time left blames the value: the cases above fail for the deadline.
-	check, err := b.newStructureCheck(in, time.Now().Add(time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
+	check := b.newStructureCheck(in, time.Now().Add(time.Minute))
 	defer check.done()
 	check.ran(c, nil, nil)
 	if err := check.verify(c, textA, parsedA, 0, nil, resourceOutput); err == nil || !strings.Contains(err.Error(), "team-a/p") {

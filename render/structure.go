@@ -42,10 +42,18 @@ type structureCheck struct {
 	b   *Blueprint
 	in  *Input
 	sub *substitution
-	y   *execution // B's execution: same templates, placeholders in the data
+	// y is B's execution: same templates, placeholders in the data. It is made when B first
+	// has to render: a render whose outputs are all in memory makes none.
+	y *execution
+	// key is the key of B's input (see checkcache.go), extended by each template in order;
+	// keyed is false when the input cannot be keyed, and then B always renders.
+	key   checkKey
+	keyed bool
 	// deadline is the render's: the check's renders spend the same time budget as A's, so
 	// that a slow template cannot take the limit once per render the check makes.
 	deadline time.Time
+	// bDeadline is B's own, set when the check starts (the search's may be set apart, by tests).
+	bDeadline time.Time
 	// order lists the templates A rendered so far, in order, with the decisions each made,
 	// those that failed or wait for a live object too: B renders them all in the same order
 	// (the search for a culprit as well), so that it remembers the same include outputs as A
@@ -64,21 +72,35 @@ type structureCheck struct {
 // checked, when set (by tests), is told what each structure check cost.
 var checked func(renders, parses int)
 
-func (b *Blueprint) newStructureCheck(in *Input, deadline time.Time) (*structureCheck, error) {
+func (b *Blueprint) newStructureCheck(in *Input, deadline time.Time) *structureCheck {
 	sub := newSubstitution(in.Tainted, b.words)
-	y, err := b.newExecution(in, sub)
-	if err != nil {
-		return nil, err
+	s := &structureCheck{b: b, in: in, sub: sub, deadline: deadline, bDeadline: deadline, logs: map[*compiled]decisions{}, code: map[*compiled][]string{}}
+	if len(sub.originals) > 0 {
+		s.key, s.keyed = bInputKey(b, in, sub)
 	}
-	y.budget.deadline = deadline
-	return &structureCheck{b: b, in: in, sub: sub, y: y, deadline: deadline, logs: map[*compiled]decisions{}, code: map[*compiled][]string{}}, nil
+	return s
+}
+
+// execution returns B's execution, made on first use.
+func (s *structureCheck) execution() (*execution, error) {
+	if s.y == nil {
+		y, err := s.b.newExecution(s.in, s.sub)
+		if err != nil {
+			return nil, err
+		}
+		y.budget.deadline = s.bDeadline
+		s.y = y
+	}
+	return s.y, nil
 }
 
 func (s *structureCheck) done() {
 	if checked != nil {
 		checked(s.renders, s.parses)
 	}
-	s.y.done()
+	if s.y != nil {
+		s.y.done()
+	}
 }
 
 // ran notes that A rendered c, with the decisions it made and the code it ran through tpl,
@@ -89,6 +111,9 @@ func (s *structureCheck) ran(c *compiled, log decisions, code []string) {
 	}
 	s.order = append(s.order, c)
 	s.logs[c] = log
+	if s.keyed {
+		s.key = chainKey(s.key, c, log)
+	}
 	if len(code) > 0 {
 		s.code[c] = slices.Clone(code)
 	}
@@ -114,30 +139,53 @@ func (s *structureCheck) verify(c *compiled, textA string, parsedA []any, docA i
 	if s == nil || len(s.sub.originals) == 0 {
 		return nil
 	}
-	s.catchUp(c)
-	s.y.d.start(s.logs[c])
-	textB, pending, errB := s.y.run(c)
-	s.renders++
-	if s.y.budget.err != nil && s.y.budget.err.timeUp {
-		return errB // the render's time ran out during the check: the render's failure, not a tenant's
+	var out *bOutput
+	if s.keyed {
+		out = bMemory.get(s.key)
 	}
-	if errB == nil && pending == nil && !slices.Equal(s.y.code, s.code[c]) {
+	if out == nil {
+		y, err := s.execution()
+		if err != nil {
+			return err
+		}
+		s.catchUp(c)
+		y.d.start(s.logs[c])
+		textB, pending, errB := y.run(c)
+		s.renders++
+		if y.budget.err != nil && y.budget.err.timeUp {
+			return errB // the render's time ran out during the check: the render's failure, not a tenant's
+		}
+		if errB != nil || pending != nil {
+			return s.blame(c, parsedA, docA, errA, kind)
+		}
+		out = &bOutput{text: textB, code: slices.Clone(y.code)}
+		if s.keyed {
+			bMemory.put(s.key, out)
+		}
+	}
+	if !slices.Equal(out.code, s.code[c]) {
 		return s.blame(c, parsedA, docA, errA, kind)
 	}
-	if errB == nil && pending == nil {
-		// The common case costs no second parse: B's text with the placeholders put back is
-		// A's text, and every string put back is inert, so the two texts have one structure.
-		if errA == nil && s.sub.restoresTo(textB, textA) {
-			return nil
-		}
-		parsedB, _, errYAML := kind.parse(textB)
+	// The common case costs no second parse: B's text with the placeholders put back is A's
+	// text, and every string put back is inert, so the two texts have one structure.
+	if errA == nil && s.sub.restoresTo(out.text, textA) {
+		return nil
+	}
+	parsedB, valid := out.parsed, out.valid
+	if !out.once {
+		var errYAML error
+		parsedB, _, errYAML = kind.parse(out.text)
 		s.parses++
-		switch {
-		case errA != nil && errYAML != nil:
-			return nil
-		case errA == nil && errYAML == nil && s.sameStructure(parsedA, parsedB):
-			return nil
+		valid = errYAML == nil
+		if s.keyed {
+			bMemory.parsed(s.key, out, parsedB, valid)
 		}
+	}
+	switch {
+	case errA != nil && !valid:
+		return nil
+	case errA == nil && valid && s.sameStructure(parsedA, parsedB):
+		return nil
 	}
 	return s.blame(c, parsedA, docA, errA, kind)
 }

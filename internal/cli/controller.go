@@ -15,6 +15,7 @@ import (
 
 	"gantry.dev/gantry/controllers"
 	"gantry.dev/gantry/desired"
+	"gantry.dev/gantry/render"
 )
 
 type controllerOptions struct {
@@ -25,6 +26,7 @@ type controllerOptions struct {
 	controllers controllers.Options
 	logLevel    string
 	development bool
+	checkMemory int
 }
 
 func newControllerCommand(stderr io.Writer) *cobra.Command {
@@ -50,6 +52,7 @@ func newControllerCommand(stderr io.Writer) *cobra.Command {
 	f.IntVar(&o.controllers.GatewayConcurrency, "gateway-concurrency", 4, "Gateways reconciled at once")
 	f.DurationVar(&o.controllers.PolicyStatusInterval, "policy-status-interval", time.Second, "least time between two status writes of one policy")
 	addLimitFlags(f, &o.controllers.RenderLimits)
+	f.IntVar(&o.checkMemory, "render-check-memory", render.DefaultCheckMemory, "bytes of the structure check's memory of placeholder renders, reused when a render's input has the same shape (0: off)")
 	f.StringVar(&o.logLevel, "log-level", "info", "info or debug")
 	f.BoolVar(&o.development, "log-development", false, "human-readable console logs instead of JSON")
 	return cmd
@@ -65,6 +68,10 @@ func (o *controllerOptions) run(cmd *cobra.Command, stderr io.Writer) error {
 		return usagef("--log-level must be info or debug, not %q", o.logLevel)
 	}
 	ctrl.SetLogger(zap.New(zap.WriteTo(stderr), zap.Level(level), zap.UseDevMode(o.development)))
+	if o.checkMemory < 0 {
+		return usagef("--render-check-memory must be 0 or more, not %d", o.checkMemory)
+	}
+	render.SetCheckMemory(o.checkMemory)
 	cfg, err := o.clientConfig()
 	if err != nil {
 		return err
