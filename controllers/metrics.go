@@ -3,6 +3,8 @@ package controllers
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"gantry.dev/gantry/render"
 )
 
 // Prometheus metrics, served on the manager's metrics endpoint next to controller-runtime's.
@@ -30,6 +32,18 @@ var (
 	}, []string{"controller"})
 )
 
+// checkRenders counts the structure check's placeholder renders: rendered, or taken from its
+// memory (--render-check-memory) because an earlier render had the same input.
+func checkRenders(source string, read func() int64) prometheus.CounterFunc {
+	return prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name:        "gantry_structure_check_renders_total",
+		Help:        "The structure check's second renders (tenant strings as placeholders), by source: rendered, or remembered (taken from its memory).",
+		ConstLabels: prometheus.Labels{"source": source},
+	}, func() float64 { return float64(read()) })
+}
+
 func init() {
-	metrics.Registry.MustRegister(rendersTotal, appliedTotal, prunedTotal, errorsTotal, reconcileSeconds)
+	metrics.Registry.MustRegister(rendersTotal, appliedTotal, prunedTotal, errorsTotal, reconcileSeconds,
+		checkRenders("rendered", func() int64 { n, _ := render.CheckRenders(); return n }),
+		checkRenders("remembered", func() int64 { _, n := render.CheckRenders(); return n }))
 }

@@ -72,9 +72,11 @@ type checkMemory struct {
 	order   *list.List // front: most recently used
 	bytes   int
 	max     int
-	// hits and misses count lookups, for tests and the scale harness.
-	hits, misses atomic.Int64
 }
+
+// checkRendered and checkRemembered count the structure check's B outputs: rendered, or taken
+// from memory.
+var checkRendered, checkRemembered atomic.Int64
 
 func newCheckMemory(max int) *checkMemory {
 	return &checkMemory{entries: map[checkKey]*list.Element{}, order: list.New(), max: max}
@@ -84,19 +86,17 @@ func newCheckMemory(max int) *checkMemory {
 // identity, so a recompiled blueprint never meets its predecessor's outputs.
 var bMemory = newCheckMemory(checkMemoryBytes)
 
-// CheckMemoryStats reports how often the structure check found B's output in memory and how
-// often it rendered B.
-func CheckMemoryStats() (hits, misses int64) { return bMemory.hits.Load(), bMemory.misses.Load() }
+// CheckRenders reports how many B outputs the structure check rendered and how many it took
+// from its memory, since the process started.
+func CheckRenders() (rendered, remembered int64) { return checkRendered.Load(), checkRemembered.Load() }
 
 func (m *checkMemory) get(k checkKey) *bOutput {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e, ok := m.entries[k]
 	if !ok {
-		m.misses.Add(1)
 		return nil
 	}
-	m.hits.Add(1)
 	m.order.MoveToFront(e)
 	return e.Value.(*checkEntry).out
 }

@@ -143,7 +143,9 @@ func (s *structureCheck) verify(c *compiled, textA string, parsedA []any, docA i
 	if s.keyed {
 		out = bMemory.get(s.key)
 	}
-	if out == nil {
+	if out != nil {
+		checkRemembered.Add(1)
+	} else {
 		y, err := s.execution()
 		if err != nil {
 			return err
@@ -152,6 +154,7 @@ func (s *structureCheck) verify(c *compiled, textA string, parsedA []any, docA i
 		y.d.start(s.logs[c])
 		textB, pending, errB := y.run(c)
 		s.renders++
+		checkRendered.Add(1)
 		if y.budget.err != nil && y.budget.err.timeUp {
 			return errB // the render's time ran out during the check: the render's failure, not a tenant's
 		}

@@ -47,6 +47,7 @@ import (
 	"gantry.dev/gantry/internal/cli"
 	"gantry.dev/gantry/internal/testenv"
 	"gantry.dev/gantry/manifests"
+	"gantry.dev/gantry/render"
 )
 
 const (
@@ -79,6 +80,14 @@ type Result struct {
 	TenantEditSeconds    float64        `json:"tenantEditSeconds"`
 	TenantEditReconciles int            `json:"tenantEditGatewayReconciles"`
 	TenantEditWrites     map[string]int `json:"tenantEditWrites"`
+
+	// ConvergeCheckRenders counts the structure check's placeholder renders (B) during the first
+	// convergence, ConvergeCheckRemembered those taken from its memory instead; Offline… the
+	// same for the offline phase (`gantry render` of every Gateway, then each Gateway timed).
+	ConvergeCheckRenders    int64 `json:"convergeCheckRenders"`
+	ConvergeCheckRemembered int64 `json:"convergeCheckRemembered"`
+	OfflineCheckRenders     int64 `json:"offlineCheckRenders"`
+	OfflineCheckRemembered  int64 `json:"offlineCheckRemembered"`
 
 	OfflineSeconds         float64 `json:"offlineRenderSeconds"`
 	OfflineMedianMicros    float64 `json:"offlineRenderMedianMicrosPerGateway"`
@@ -153,9 +162,13 @@ func measure(n int) (*Result, error) {
 		return nil, err
 	}
 	// Offline first, on the same objects, before an API server competes for the CPU.
+	rendered0, remembered0 := render.CheckRenders()
 	if err := offline(objs, res); err != nil {
 		return nil, err
 	}
+	rendered1, remembered1 := render.CheckRenders()
+	res.OfflineCheckRenders, res.OfflineCheckRemembered = rendered1-rendered0, remembered1-remembered0
+	render.SetCheckMemory(render.DefaultCheckMemory) // the controller starts with an empty memory
 	env, cfg, err := testenv.Start()
 	if err != nil {
 		return nil, err
@@ -194,6 +207,7 @@ func measure(n int) (*Result, error) {
 		}
 		pprof.StartCPUProfile(f)
 	}
+	rendered0, remembered0 = render.CheckRenders()
 	stop, err := startController(ccfg)
 	if err != nil {
 		return nil, err
@@ -203,6 +217,8 @@ func measure(n int) (*Result, error) {
 		return nil, err
 	}
 	res.ConvergeSeconds = time.Since(start).Seconds()
+	rendered1, remembered1 = render.CheckRenders()
+	res.ConvergeCheckRenders, res.ConvergeCheckRemembered = rendered1-rendered0, remembered1-remembered0
 	if profileFile != "" {
 		pprof.StopCPUProfile()
 	}
@@ -556,6 +572,9 @@ func printTable(w *os.File, rs []Result) {
 	row("  budget 1.05×(obj+gw+pol)", func(r Result) string { return strconv.Itoa(r.WriteBudget) })
 	row("converge reads", func(r Result) string { return strconv.Itoa(r.Reads) })
 	row("converge dry-runs", func(r Result) string { return strconv.Itoa(r.DryRuns) })
+	row("converge check renders/remembered", func(r Result) string {
+		return fmt.Sprintf("%d/%d", r.ConvergeCheckRenders, r.ConvergeCheckRemembered)
+	})
 	row("CPU (s)", func(r Result) string { return fmt.Sprintf("%.1f", r.CPUSeconds) })
 	row("peak heap (MiB)", func(r Result) string { return fmt.Sprintf("%.0f", r.PeakHeapMiB) })
 	row("peak RSS (MiB)", func(r Result) string { return fmt.Sprintf("%.0f", r.PeakRSSMiB) })
@@ -568,6 +587,9 @@ func printTable(w *os.File, rs []Result) {
 	row("tenant edit writes", func(r Result) string { return strconv.Itoa(total(r.TenantEditWrites)) })
 	row("offline render all (s)", func(r Result) string { return fmt.Sprintf("%.2f", r.OfflineSeconds) })
 	row("offline median/Gateway (µs)", func(r Result) string { return fmt.Sprintf("%.0f", r.OfflineMedianMicros) })
+	row("offline check renders/remembered", func(r Result) string {
+		return fmt.Sprintf("%d/%d", r.OfflineCheckRenders, r.OfflineCheckRemembered)
+	})
 	row("load average at start", func(r Result) string { return strings.Fields(r.LoadAverageAtStart)[0] })
 	for _, r := range rs {
 		fmt.Fprintf(w, "\nN=%d writes by verb and resource: first convergence %s; resync %s; global edit %s; tenant edit %s\n",
