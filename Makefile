@@ -55,8 +55,8 @@ test-unit:
 
 # Scale harness on a real kube-apiserver and etcd (N=100, 1000, 2000; several minutes), then the
 # Go benchmarks; both compare with the figures recorded in docs/ and print regressions over 20%.
-bench: envtest-assets
-	go run ./hack/scale -sizes $${SIZES:-100,1000,2000} -json bin/performance.json -baseline docs/performance.json
+bench: envtest-assets build
+	go run ./hack/scale -gantry $(BIN)/gantry -sizes $${SIZES:-100,1000,2000} -json bin/performance.json -baseline docs/performance.json
 	go test -run='^$$' -bench=. -benchmem -count=3 ./precedence ./render ./blueprints | tee bin/benchmarks.txt
 	go run ./hack/benchcmp -baseline docs/benchmarks.txt bin/benchmarks.txt
 

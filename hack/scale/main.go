@@ -13,19 +13,15 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
-	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -37,7 +33,6 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
@@ -107,14 +102,13 @@ func main() {
 	sizes := flag.String("sizes", "100,1000,2000", "comma-separated Gateway counts")
 	out := flag.String("json", "bin/performance.json", "where to write the results")
 	baseline := flag.String("baseline", "docs/performance.json", "results to compare with; a regression over 20% is reported")
-	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the first convergence (with -n)")
+	flag.StringVar(&gantryBinary, "gantry", "", "the gantry binary to measure (default: built from this checkout)")
 	// What users get: gantry controller's default (no client-side limit).
 	flag.Float64Var(&clientQPS, "qps", cli.DefaultKubeAPIQPS, "the controller client's QPS, as --kube-api-qps (negative: no client-side limit)")
 	flag.IntVar(&clientBurst, "burst", 0, "the controller client's burst, as --kube-api-burst (0: twice the QPS)")
 	flag.Parse()
 	ctrl.SetLogger(logr.Discard()) // the harness prints figures; the controller's logs are not its output
 	if *child > 0 {
-		profileFile = *cpuprofile
 		res, err := measure(*child)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "scale:", err)
@@ -122,6 +116,18 @@ func main() {
 		}
 		json.NewEncoder(os.Stdout).Encode(res)
 		return
+	}
+	if gantryBinary == "" {
+		dir, err := os.MkdirTemp("", "gantry-scale-bin")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "scale:", err)
+			os.Exit(1)
+		}
+		defer os.RemoveAll(dir)
+		if gantryBinary, err = buildGantry(dir); err != nil {
+			fmt.Fprintln(os.Stderr, "scale:", err)
+			os.Exit(1)
+		}
 	}
 	var results []Result
 	for _, s := range strings.Split(*sizes, ",") {
@@ -131,7 +137,7 @@ func main() {
 			os.Exit(2)
 		}
 		fmt.Fprintf(os.Stderr, "measuring %d Gateways ...\n", n)
-		cmd := exec.Command(os.Args[0], "-n", strconv.Itoa(n), "-qps", fmt.Sprint(clientQPS), "-burst", strconv.Itoa(clientBurst))
+		cmd := exec.Command(os.Args[0], "-n", strconv.Itoa(n), "-qps", fmt.Sprint(clientQPS), "-burst", strconv.Itoa(clientBurst), "-gantry", gantryBinary)
 		cmd.Stderr = os.Stderr
 		b, err := cmd.Output()
 		if err != nil {
@@ -192,89 +198,94 @@ func measure(n int) (*Result, error) {
 	res.WriteBudget = int(math.Floor(1.05 * float64(res.Objects+n+res.Policies)))
 
 	cnt := &counter{}
-	ccfg := rest.CopyConfig(cfg)
-	ccfg.QPS, ccfg.Burst = float32(clientQPS), clientBurst
-	if clientQPS > 0 && clientBurst <= 0 {
-		ccfg.Burst = int(2 * clientQPS)
-	}
-	ccfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return cnt.wrap(rt) }
-	peak := watchMemory()
-	cpu0 := cpuSeconds()
-	if profileFile != "" {
-		f, err := os.Create(profileFile)
-		if err != nil {
-			return nil, err
-		}
-		pprof.StartCPUProfile(f)
-	}
-	rendered0, remembered0 = render.CheckRenders()
-	stop, err := startController(ccfg)
+	proxy, err := startProxy(cfg, cnt)
 	if err != nil {
 		return nil, err
 	}
-	start := time.Now()
-	if err := waitProgrammed(ctx, harness, n); err != nil {
+	defer proxy.stop()
+	work, err := os.MkdirTemp("", "gantry-scale-controller")
+	if err != nil {
 		return nil, err
 	}
-	res.ConvergeSeconds = time.Since(start).Seconds()
-	rendered1, remembered1 = render.CheckRenders()
-	res.ConvergeCheckRenders, res.ConvergeCheckRemembered = rendered1-rendered0, remembered1-remembered0
-	if profileFile != "" {
-		pprof.StopCPUProfile()
+	defer os.RemoveAll(work)
+	kubeconfig, err := writeKubeconfig(work, proxy.url)
+	if err != nil {
+		return nil, err
 	}
+	runs := 0
+	start := func() (*controllerProcess, error) {
+		runs++
+		return startControllerProcess(gantryBinary, kubeconfig, work, runs)
+	}
+	p, err := start()
+	if err != nil {
+		return nil, err
+	}
+	began := time.Now()
+	if err := waitProgrammed(ctx, harness, n); err != nil {
+		p.stop()
+		return nil, fmt.Errorf("%w; controller log: %s", err, p.tail())
+	}
+	res.ConvergeSeconds = time.Since(began).Seconds()
+	if res.CPUSeconds, err = p.cpuSeconds(); err != nil {
+		return nil, err
+	}
+	if res.PeakRSSMiB, err = p.peakRSSMiB(); err != nil {
+		return nil, err
+	}
+	res.ConvergeCheckRenders, res.ConvergeCheckRemembered = p.checkRenders()
 	quiet(cnt)
 	res.ConvergeWrites = writesOnly(cnt.snapshot())
 	res.Writes, res.WritesNoEvents, res.Reads = split(cnt.snapshot())
 	res.DryRuns = dryRuns(cnt.snapshot())
-	res.CPUSeconds = cpuSeconds() - cpu0
-	res.PeakHeapMiB = peak() / (1 << 20)
-	res.PeakRSSMiB = maxRSSMiB()
+	res.PeakHeapMiB = p.peakHeapMiB()
 
 	// Steady state: a restart makes the controller list everything and reconcile every
 	// Gateway again, with nothing changed.
-	stop()
-	before, rec0 := cnt.snapshot(), reconciles()
-	if stop, err = startController(ccfg); err != nil {
+	p.stop()
+	before := cnt.snapshot()
+	if p, err = start(); err != nil {
 		return nil, err
 	}
-	waitReconciles(rec0 + n)
+	defer p.stop()
+	waitReconciles(p, n)
 	quiet(cnt)
 	res.ResyncWrites = writesOnly(since(cnt.snapshot(), before))
-	res.ResyncReconciles = reconciles() - rec0
+	res.ResyncReconciles = p.reconciles()
 
 	// Fan-out: the global policy changes replicas for every Gateway.
 	before = cnt.snapshot()
-	start = time.Now()
+	began = time.Now()
 	if err := patchPolicy(ctx, harness, &v1alpha1.GatewayClassConfig{}, controllerNS, "global", `{"spec":{"default":{"replicas":3,"podDisruptionBudget":{"enabled":true}}}}`); err != nil {
 		return nil, err
 	}
 	if err := waitReplicas(ctx, harness, n, 3, ""); err != nil {
 		return nil, err
 	}
-	res.GlobalEditSeconds = time.Since(start).Seconds()
+	res.GlobalEditSeconds = time.Since(began).Seconds()
 	quiet(cnt)
 	res.GlobalEditWrites = writesOnly(since(cnt.snapshot(), before))
 
 	// One tenant's GatewayConfig: one Gateway changes.
-	before, rec0 = cnt.snapshot(), reconciles()
-	start = time.Now()
+	before, rec0 := cnt.snapshot(), p.reconciles()
+	began = time.Now()
 	if err := patchPolicy(ctx, harness, &v1alpha1.GatewayConfig{}, nsName(0), "gw-00000", `{"spec":{"default":{"replicas":7}}}`); err != nil {
 		return nil, err
 	}
 	if err := waitReplicas(ctx, harness, 1, 7, nsName(0)+"/gw-00000"); err != nil {
 		return nil, err
 	}
-	res.TenantEditSeconds = time.Since(start).Seconds()
+	res.TenantEditSeconds = time.Since(began).Seconds()
 	quiet(cnt)
 	res.TenantEditWrites = writesOnly(since(cnt.snapshot(), before))
-	res.TenantEditReconciles = reconciles() - rec0
-	res.GatewayReconcilesTotal = reconciles()
-	stop()
+	res.TenantEditReconciles = p.reconciles() - rec0
+	res.GatewayReconcilesTotal = p.reconciles()
 	res.LoadAverageAtEnd = loadavg()
 	return res, nil
 }
 
-var profileFile string
+// gantryBinary is the binary the harness runs as the controller and as `gantry render`.
+var gantryBinary string
 
 func nsName(i int) string { return fmt.Sprintf("bench-%02d", i) }
 
@@ -340,14 +351,6 @@ func gc(ns, name, kind, target, def string) *v1alpha1.GatewayConfig {
 		TargetRef:    v1alpha1.PolicyTargetReference{Group: group, Kind: gwv1.Kind(kind), Name: gwv1.ObjectName(target)},
 		PolicyValues: v1alpha1.PolicyValues{Default: raw(def)},
 	}}
-}
-
-func startController(cfg *rest.Config) (func(), error) {
-	stop, err := controllers.Start(cfg, controllers.ManagerOptions{MetricsAddress: "0", Restartable: true}, controllers.Options{ControllerNamespace: controllerNS})
-	if err != nil {
-		return nil, err
-	}
-	return func() { _ = stop() }, nil
 }
 
 func waitProgrammed(ctx context.Context, c client.Client, n int) error {
@@ -434,30 +437,9 @@ func writesOnly(m map[string]int) map[string]int {
 	return out
 }
 
-// reconciles reads how many Gateway reconciles finished, from the controller's own metric.
-func reconciles() int {
-	families, err := crmetrics.Registry.Gather()
-	if err != nil {
-		return 0
-	}
-	for _, f := range families {
-		if f.GetName() != "gantry_reconcile_duration_seconds" {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "controller" && l.GetValue() == "gateway" {
-					return int(m.GetHistogram().GetSampleCount())
-				}
-			}
-		}
-	}
-	return 0
-}
-
-func waitReconciles(n int) {
+func waitReconciles(p *controllerProcess, n int) {
 	deadline := time.Now().Add(15 * time.Minute)
-	for reconciles() < n && time.Now().Before(deadline) {
+	for p.reconciles() < n && time.Now().Before(deadline) {
 		time.Sleep(250 * time.Millisecond)
 	}
 }
@@ -489,9 +471,11 @@ func offline(objs []client.Object, res *Result) error {
 		return err
 	}
 	start := time.Now()
-	var stdout, stderr bytes.Buffer
-	if code := cli.Run([]string{"render", file}, nil, &stdout, &stderr); code != 0 {
-		return fmt.Errorf("gantry render: exit %d: %s", code, stderr.String())
+	var stderr bytes.Buffer
+	cmd := exec.Command(gantryBinary, "render", file)
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("gantry render: %v: %s", err, stderr.String())
 	}
 	res.OfflineSeconds = time.Since(start).Seconds()
 
@@ -511,35 +495,6 @@ func offline(objs []client.Object, res *Result) error {
 	slices.Sort(times)
 	res.OfflineMedianMicros = times[len(times)/2]
 	return nil
-}
-
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
-}
-
-func maxRSSMiB() float64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return float64(ru.Maxrss) / 1024 // KiB on Linux
-}
-
-// watchMemory samples the Go heap every 100ms; the returned func gives the peak so far.
-func watchMemory() func() float64 {
-	var mu sync.Mutex
-	peak := 0.0
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	go func() {
-		for {
-			metrics.Read(sample)
-			mu.Lock()
-			peak = max(peak, float64(sample[0].Value.Uint64()))
-			mu.Unlock()
-			time.Sleep(100 * time.Millisecond)
-		}
-	}()
-	return func() float64 { mu.Lock(); defer mu.Unlock(); return peak }
 }
 
 func loadavg() string {

@@ -1,0 +1,307 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"gantry.dev/gantry/internal/testenv"
+)
+
+// The controller is measured as users run it: the gantry binary in a process of its own, with
+// its own defaults. Its requests reach the API server through a proxy in the harness that
+// counts them; its CPU and peak RSS are read from /proc, its reconciles and heap from its own
+// metrics endpoint.
+
+// buildGantry builds cmd/gantry into dir, as `make build` does.
+func buildGantry(dir string) (string, error) {
+	bin := filepath.Join(dir, "gantry")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/gantry")
+	cmd.Dir = testenv.Root()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("build gantry: %w", err)
+	}
+	return bin, nil
+}
+
+// countingProxy serves plain HTTP on a loopback port and forwards every request to the API
+// server with the admin's credentials, counting it first. The controller's kubeconfig points at
+// it; watches stream through (FlushInterval -1).
+type countingProxy struct {
+	srv *http.Server
+	url string
+}
+
+func startProxy(cfg *rest.Config, cnt *counter) (*countingProxy, error) {
+	rt, err := rest.TransportFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	target, err := url.Parse(cfg.Host)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	rp := &httputil.ReverseProxy{
+		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target) },
+		Transport:     cnt.wrap(rt),
+		FlushInterval: -1,
+		// A watch cancelled when the controller stops is no error of the measurement.
+		ErrorLog: log.New(io.Discard, "", 0),
+	}
+	p := &countingProxy{srv: &http.Server{Handler: rp, ReadHeaderTimeout: 10 * time.Second}, url: "http://" + ln.Addr().String()}
+	go func() { _ = p.srv.Serve(ln) }()
+	return p, nil
+}
+
+func (p *countingProxy) stop() { _ = p.srv.Close() }
+
+// writeKubeconfig writes a kubeconfig for the proxy: no credentials, the proxy adds them.
+func writeKubeconfig(dir, server string) (string, error) {
+	c := clientcmdapi.NewConfig()
+	c.Clusters["scale"] = &clientcmdapi.Cluster{Server: server}
+	c.AuthInfos["scale"] = &clientcmdapi.AuthInfo{}
+	c.Contexts["scale"] = &clientcmdapi.Context{Cluster: "scale", AuthInfo: "scale"}
+	c.CurrentContext = "scale"
+	path := filepath.Join(dir, "kubeconfig")
+	return path, clientcmd.WriteToFile(*c, path)
+}
+
+// controllerProcess is one run of `gantry controller`.
+type controllerProcess struct {
+	cmd     *exec.Cmd
+	metrics string // http://127.0.0.1:port/metrics
+	log     string
+	done    chan struct{}
+	// peakHeap is the largest go_memstats_heap_alloc_bytes sampled so far.
+	mu       sync.Mutex
+	peakHeap float64
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// startControllerProcess starts the binary against kubeconfig with the harness's client limits
+// (the binary's defaults unless -qps/-burst say otherwise) and waits until its metrics answer.
+func startControllerProcess(bin, kubeconfig, logDir string, run int) (*controllerProcess, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"controller", "--kubeconfig", kubeconfig, "--controller-namespace", controllerNS,
+		"--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", port), "--health-probe-bind-address", "0",
+		"--kube-api-qps", strconv.FormatFloat(clientQPS, 'f', -1, 64)}
+	if clientBurst > 0 {
+		args = append(args, "--kube-api-burst", strconv.Itoa(clientBurst))
+	}
+	p := &controllerProcess{metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", port),
+		log: filepath.Join(logDir, fmt.Sprintf("controller-%d.log", run)), done: make(chan struct{})}
+	logFile, err := os.Create(p.log)
+	if err != nil {
+		return nil, err
+	}
+	p.cmd = exec.Command(bin, args...)
+	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
+	if err := p.cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	go func() { _ = p.cmd.Wait(); logFile.Close(); close(p.done) }()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if _, err := p.scrape(); err == nil {
+			break
+		}
+		select {
+		case <-p.done:
+			return nil, fmt.Errorf("gantry controller exited: %s", p.tail())
+		default:
+		}
+		if time.Now().After(deadline) {
+			p.stop()
+			return nil, fmt.Errorf("gantry controller's metrics did not answer within a minute: %s", p.tail())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	go p.sampleHeap()
+	return p, nil
+}
+
+// stop sends SIGTERM, as a Deployment's rollout does, and waits for the process to end.
+func (p *controllerProcess) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+func (p *controllerProcess) tail() string {
+	b, _ := os.ReadFile(p.log)
+	if len(b) > 2000 {
+		b = b[len(b)-2000:]
+	}
+	return string(b)
+}
+
+// scrape reads the controller's metrics: every sample's value by name and labels.
+func (p *controllerProcess) scrape() (map[string]float64, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.metrics, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("metrics: %s", resp.Status)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	for name, f := range families {
+		for _, m := range f.GetMetric() {
+			key := name
+			for _, l := range m.GetLabel() {
+				key += fmt.Sprintf(",%s=%s", l.GetName(), l.GetValue())
+			}
+			switch {
+			case m.GetCounter() != nil:
+				out[key] = m.GetCounter().GetValue()
+			case m.GetGauge() != nil:
+				out[key] = m.GetGauge().GetValue()
+			case m.GetHistogram() != nil:
+				out[key+",count"] = float64(m.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	return out, nil
+}
+
+// metric reads one sample, 0 when absent.
+func (p *controllerProcess) metric(key string) float64 {
+	m, err := p.scrape()
+	if err != nil {
+		return 0
+	}
+	return m[key]
+}
+
+// reconciles is how many Gateway reconciles this process finished.
+func (p *controllerProcess) reconciles() int {
+	return int(p.metric("gantry_reconcile_duration_seconds,controller=gateway,count"))
+}
+
+// checkRenders is the structure check's renders and remembered outputs in this process.
+func (p *controllerProcess) checkRenders() (rendered, remembered int64) {
+	m, err := p.scrape()
+	if err != nil {
+		return 0, 0
+	}
+	return int64(m["gantry_structure_check_renders_total,source=rendered"]), int64(m["gantry_structure_check_renders_total,source=remembered"])
+}
+
+func (p *controllerProcess) sampleHeap() {
+	for {
+		select {
+		case <-p.done:
+			return
+		case <-time.After(250 * time.Millisecond):
+		}
+		if v := p.metric("go_memstats_heap_alloc_bytes"); v > 0 {
+			p.mu.Lock()
+			p.peakHeap = max(p.peakHeap, v)
+			p.mu.Unlock()
+		}
+	}
+}
+
+func (p *controllerProcess) peakHeapMiB() float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.peakHeap / (1 << 20)
+}
+
+// cpuSeconds is the CPU time the process used so far (user and system), from /proc.
+func (p *controllerProcess) cpuSeconds() (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name may hold spaces: the fields after it follow the last ')'.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, errors.New("unreadable /proc stat")
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0, errors.New("short /proc stat")
+	}
+	utime, err1 := strconv.ParseFloat(f[11], 64)
+	stime, err2 := strconv.ParseFloat(f[12], 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, err
+	}
+	const ticks = 100 // USER_HZ, 100 on Linux
+	return (utime + stime) / ticks, nil
+}
+
+// peakRSSMiB is the process's peak resident set so far (VmHWM), from /proc.
+func (p *controllerProcess) peakRSSMiB() (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return kb / 1024, err
+		}
+	}
+	return 0, errors.New("no VmHWM in /proc status")
+}
