@@ -57,7 +57,11 @@ type Result struct {
 	Policies int `json:"policies"`
 	Objects  int `json:"objectsRendered"`
 
-	ConvergeSeconds  float64        `json:"convergeSeconds"`
+	ConvergeSeconds float64 `json:"convergeSeconds"`
+	// FloorSeconds is the same writes made by a bare client on a fresh API server (floor.go);
+	// FloorRatio is ConvergeSeconds over it.
+	FloorSeconds     float64        `json:"floorSeconds"`
+	FloorRatio       float64        `json:"floorRatio"`
 	ConvergeWrites   map[string]int `json:"convergeWritesByVerbAndResource"`
 	Writes           int            `json:"convergeWrites"`
 	WritesNoEvents   int            `json:"convergeWritesWithoutEvents"`
@@ -234,6 +238,10 @@ func measure(n int) (*Result, error) {
 		return nil, err
 	}
 	res.ConvergeCheckRenders, res.ConvergeCheckRemembered = p.checkRenders()
+	writes, err := captureWrites(ctx, harness)
+	if err != nil {
+		return nil, err
+	}
 	quiet(cnt)
 	res.ConvergeWrites = writesOnly(cnt.snapshot())
 	res.Writes, res.WritesNoEvents, res.Reads = split(cnt.snapshot())
@@ -280,6 +288,13 @@ func measure(n int) (*Result, error) {
 	res.TenantEditWrites = writesOnly(since(cnt.snapshot(), before))
 	res.TenantEditReconciles = p.reconciles() - rec0
 	res.GatewayReconcilesTotal = p.reconciles()
+	p.stop()
+
+	// The floor, last, on its own API server, with the controller stopped.
+	if res.FloorSeconds, err = measureFloor(ctx, n, writes); err != nil {
+		return nil, err
+	}
+	res.FloorRatio = res.ConvergeSeconds / res.FloorSeconds
 	res.LoadAverageAtEnd = loadavg()
 	return res, nil
 }
@@ -522,6 +537,8 @@ func printTable(w *os.File, rs []Result) {
 	row("policies", func(r Result) string { return strconv.Itoa(r.Policies) })
 	row("objects rendered", func(r Result) string { return strconv.Itoa(r.Objects) })
 	row("converge (s)", func(r Result) string { return fmt.Sprintf("%.1f", r.ConvergeSeconds) })
+	row("floor: same writes, bare client (s)", func(r Result) string { return fmt.Sprintf("%.1f", r.FloorSeconds) })
+	row("converge / floor", func(r Result) string { return fmt.Sprintf("%.2f×", r.FloorRatio) })
 	row("converge writes", func(r Result) string { return strconv.Itoa(r.Writes) })
 	row("  without Events", func(r Result) string { return strconv.Itoa(r.WritesNoEvents) })
 	row("  budget 1.05×(obj+gw+pol)", func(r Result) string { return strconv.Itoa(r.WriteBudget) })
