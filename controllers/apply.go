@@ -174,28 +174,16 @@ func (r *GatewayReconciler) apply(ctx context.Context, gw *gwv1.Gateway, objs []
 }
 
 // applyUnit writes one unit's objects. It first checks every object that is not known to be
-// ours, so that a collision writes nothing of the unit.
+// ours, so that a collision writes nothing of the unit, and dry-runs every object to write.
+// Those checks are independent reads: they go out at once, costing one round trip rather than
+// one each (a first convergence is bound by the API server's latency, not by CPU).
 func (r *GatewayReconciler) applyUnit(ctx context.Context, gw *gwv1.Gateway, objs []*unstructured.Unstructured, live map[objectKey]*unstructured.Unstructured) ([]objectKey, error) {
 	mine := ownerKey(types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name})
-	var conflicts []error
+	var unknown []*unstructured.Unstructured
 	for _, o := range objs {
-		if _, ok := live[keyOf(o)]; ok {
-			continue
+		if _, ok := live[keyOf(o)]; !ok {
+			unknown = append(unknown, o)
 		}
-		// Not in our cache: it may exist without our labels. Ask the API server itself.
-		existing := &unstructured.Unstructured{}
-		existing.SetGroupVersionKind(o.GroupVersionKind())
-		err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(o), existing)
-		switch {
-		case apierrors.IsNotFound(err):
-		case err != nil:
-			return nil, fmt.Errorf("get %s: %w", keyOf(o), err)
-		case !sameOwner(existing, o, mine, gw.UID):
-			conflicts = append(conflicts, &conflictError{key: keyOf(o), owner: existing.GetAnnotations()[v1alpha1.AnnotationOwner]})
-		}
-	}
-	if len(conflicts) > 0 {
-		return nil, joinConflicts(conflicts)
 	}
 	var write []*unstructured.Unstructured
 	for _, o := range objs {
@@ -203,27 +191,53 @@ func (r *GatewayReconciler) applyUnit(ctx context.Context, gw *gwv1.Gateway, obj
 			write = append(write, o)
 		}
 	}
-	// Every object to write is first applied as a server-side dry-run: the API server's own
+	// Every object to write is applied as a server-side dry-run: the API server's own
 	// validation, defaulting and admission decide, and a refusal of any writes nothing of the
 	// unit. A unit with one object to write needs none: its apply is all or nothing already.
 	// What the dry-run cannot foresee (a change between it and the write) still fails the
 	// write, which is then retried.
-	if len(write) > 1 {
-		// The dry-runs are independent: sent at once, they cost one round trip, not one each.
-		errs := make([]error, len(write))
-		var wg sync.WaitGroup
+	dryRun := len(write) > 1
+	var (
+		wg        sync.WaitGroup
+		getErrs   = make([]error, len(unknown))
+		conflicts = make([]error, len(unknown))
+		dryErrs   = make([]error, len(write))
+	)
+	for i, o := range unknown {
+		// Not in our cache: it may exist without our labels. Ask the API server itself.
+		wg.Go(func() {
+			existing := &unstructured.Unstructured{}
+			existing.SetGroupVersionKind(o.GroupVersionKind())
+			err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(o), existing)
+			switch {
+			case apierrors.IsNotFound(err):
+			case err != nil:
+				getErrs[i] = fmt.Errorf("get %s: %w", keyOf(o), err)
+			case !sameOwner(existing, o, mine, gw.UID):
+				conflicts[i] = &conflictError{key: keyOf(o), owner: existing.GetAnnotations()[v1alpha1.AnnotationOwner]}
+			}
+		})
+	}
+	if dryRun {
 		for i, o := range write {
 			wg.Go(func() {
 				dry := o.DeepCopy()
 				if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(dry), client.FieldOwner(FieldManager), client.ForceOwnership, client.DryRunAll); err != nil {
-					errs[i] = fmt.Errorf("apply %s (checked before writing; nothing was written): %w", keyOf(o), err)
+					dryErrs[i] = fmt.Errorf("apply %s (checked before writing; nothing was written): %w", keyOf(o), err)
 				}
 			})
 		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
-			return nil, err
-		}
+	}
+	wg.Wait()
+	// A read that failed says nothing; a collision is the unit's failure before a refusal is.
+	if err := errors.Join(getErrs...); err != nil {
+		return nil, err
+	}
+	if found := slices.DeleteFunc(conflicts, func(err error) bool { return err == nil }); len(found) > 0 {
+		return nil, joinConflicts(found)
+	}
+	if err := errors.Join(dryErrs...); err != nil {
+		return nil, err
 	}
 	var applied []objectKey
 	for _, o := range write {

@@ -29,8 +29,10 @@ func NewScheme() *runtime.Scheme {
 
 // ManagerOptions are the process-level settings of `gantry controller`.
 type ManagerOptions struct {
-	MetricsAddress          string
-	HealthProbeAddress      string
+	MetricsAddress     string
+	HealthProbeAddress string
+	// PprofAddress serves net/http/pprof's profiles ("0" or empty: off).
+	PprofAddress            string
 	LeaderElection          bool
 	LeaderElectionNamespace string
 	// SyncPeriod is how often every cached object is reconciled again (0: controller-runtime's
@@ -52,6 +54,7 @@ func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
 		Scheme:                  NewScheme(),
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddress},
 		HealthProbeBindAddress:  o.HealthProbeAddress,
+		PprofBindAddress:        o.PprofAddress,
 		LeaderElection:          o.LeaderElection,
 		LeaderElectionID:        "gantry.gateway.gantry.dev",
 		LeaderElectionNamespace: o.LeaderElectionNamespace,

@@ -107,20 +107,13 @@ func main() {
 	out := flag.String("json", "bin/performance.json", "where to write the results")
 	baseline := flag.String("baseline", "docs/performance.json", "results to compare with; a regression over 20% is reported")
 	flag.StringVar(&gantryBinary, "gantry", "", "the gantry binary to measure (default: built from this checkout)")
+	flag.StringVar(&profileFile, "cpuprofile", "", "write a CPU profile of the controller's first seconds (with -n; see -profile-seconds)")
+	flag.IntVar(&profileSeconds, "profile-seconds", 10, "how long -cpuprofile profiles, from the controller's start")
 	// What users get: gantry controller's default (no client-side limit).
 	flag.Float64Var(&clientQPS, "qps", cli.DefaultKubeAPIQPS, "the controller client's QPS, as --kube-api-qps (negative: no client-side limit)")
 	flag.IntVar(&clientBurst, "burst", 0, "the controller client's burst, as --kube-api-burst (0: twice the QPS)")
 	flag.Parse()
 	ctrl.SetLogger(logr.Discard()) // the harness prints figures; the controller's logs are not its output
-	if *child > 0 {
-		res, err := measure(*child)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "scale:", err)
-			os.Exit(1)
-		}
-		json.NewEncoder(os.Stdout).Encode(res)
-		return
-	}
 	if gantryBinary == "" {
 		dir, err := os.MkdirTemp("", "gantry-scale-bin")
 		if err != nil {
@@ -132,6 +125,15 @@ func main() {
 			fmt.Fprintln(os.Stderr, "scale:", err)
 			os.Exit(1)
 		}
+	}
+	if *child > 0 {
+		res, err := measure(*child)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "scale:", err)
+			os.Exit(1)
+		}
+		json.NewEncoder(os.Stdout).Encode(res)
+		return
 	}
 	var results []Result
 	for _, s := range strings.Split(*sizes, ",") {
@@ -225,6 +227,12 @@ func measure(n int) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	profiled := make(chan error, 1)
+	if profileFile != "" {
+		go func() { profiled <- p.profile(profileFile, profileSeconds) }()
+	} else {
+		profiled <- nil
+	}
 	began := time.Now()
 	if err := waitProgrammed(ctx, harness, n); err != nil {
 		p.stop()
@@ -247,6 +255,10 @@ func measure(n int) (*Result, error) {
 	res.Writes, res.WritesNoEvents, res.Reads = split(cnt.snapshot())
 	res.DryRuns = dryRuns(cnt.snapshot())
 	res.PeakHeapMiB = p.peakHeapMiB()
+
+	if err := <-profiled; err != nil {
+		return nil, err
+	}
 
 	// Steady state: a restart makes the controller list everything and reconcile every
 	// Gateway again, with nothing changed.
@@ -301,6 +313,13 @@ func measure(n int) (*Result, error) {
 
 // gantryBinary is the binary the harness runs as the controller and as `gantry render`.
 var gantryBinary string
+
+// profileFile, when set, receives a CPU profile of the controller's first profileSeconds,
+// taken from its --pprof-bind-address.
+var (
+	profileFile    string
+	profileSeconds int
+)
 
 func nsName(i int) string { return fmt.Sprintf("bench-%02d", i) }
 

@@ -96,6 +96,7 @@ func writeKubeconfig(dir, server string) (string, error) {
 type controllerProcess struct {
 	cmd     *exec.Cmd
 	metrics string // http://127.0.0.1:port/metrics
+	pprof   string // http://127.0.0.1:port/debug/pprof
 	log     string
 	done    chan struct{}
 	// peakHeap is the largest go_memstats_heap_alloc_bytes sampled so far.
@@ -119,13 +120,18 @@ func startControllerProcess(bin, kubeconfig, logDir string, run int) (*controlle
 	if err != nil {
 		return nil, err
 	}
+	pprofPort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
 	args := []string{"controller", "--kubeconfig", kubeconfig, "--controller-namespace", controllerNS,
 		"--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", port), "--health-probe-bind-address", "0",
+		"--pprof-bind-address", fmt.Sprintf("127.0.0.1:%d", pprofPort),
 		"--kube-api-qps", strconv.FormatFloat(clientQPS, 'f', -1, 64)}
 	if clientBurst > 0 {
 		args = append(args, "--kube-api-burst", strconv.Itoa(clientBurst))
 	}
-	p := &controllerProcess{metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", port),
+	p := &controllerProcess{metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", port), pprof: fmt.Sprintf("http://127.0.0.1:%d/debug/pprof", pprofPort),
 		log: filepath.Join(logDir, fmt.Sprintf("controller-%d.log", run)), done: make(chan struct{})}
 	logFile, err := os.Create(p.log)
 	if err != nil {
@@ -156,6 +162,23 @@ func startControllerProcess(bin, kubeconfig, logDir string, run int) (*controlle
 	}
 	go p.sampleHeap()
 	return p, nil
+}
+
+// profile writes a CPU profile of the next seconds to file.
+func (p *controllerProcess) profile(file string, seconds int) error {
+	resp, err := http.Get(fmt.Sprintf("%s/profile?seconds=%d", p.pprof, seconds))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("profile: %s", resp.Status)
+	}
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, b, 0o644)
 }
 
 // stop sends SIGTERM, as a Deployment's rollout does, and waits for the process to end.
@@ -250,7 +273,7 @@ func (p *controllerProcess) sampleHeap() {
 		select {
 		case <-p.done:
 			return
-		case <-time.After(250 * time.Millisecond):
+		case <-time.After(time.Second): // a scrape costs the controller CPU: not too often
 		}
 		if v := p.metric("go_memstats_heap_alloc_bytes"); v > 0 {
 			p.mu.Lock()

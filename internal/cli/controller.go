@@ -45,6 +45,7 @@ func newControllerCommand(stderr io.Writer) *cobra.Command {
 	f.IntVar(&o.burst, "kube-api-burst", 0, "requests above --kube-api-qps allowed in a burst (default: twice the QPS)")
 	f.StringVar(&o.manager.MetricsAddress, "metrics-bind-address", ":8080", `address of the Prometheus metrics endpoint ("0" disables it)`)
 	f.StringVar(&o.manager.HealthProbeAddress, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints")
+	f.StringVar(&o.manager.PprofAddress, "pprof-bind-address", "0", `address of Go's /debug/pprof profiles, for profiling the controller ("0" disables it)`)
 	f.BoolVar(&o.manager.LeaderElection, "leader-elect", false, "elect a leader, so that only one of several replicas acts")
 	f.StringVar(&o.manager.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the controller's own)")
 	f.DurationVar(&o.manager.SyncPeriod, "sync-period", 0, "reconcile every object again this often (default: controller-runtime's, about 10h)")
