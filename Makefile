@@ -6,7 +6,7 @@ BIN := $(CURDIR)/bin
 CONTROLLER_GEN := $(BIN)/controller-gen
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all build generate verify-generated vet test test-unit envtest-assets demo demo-once bench fmt
+.PHONY: all build generate verify-generated vet test test-unit envtest-assets demo demo-once bench bench-large fmt
 
 all: build
 
@@ -59,6 +59,11 @@ bench: envtest-assets build
 	go run ./hack/scale -gantry $(BIN)/gantry -sizes $${SIZES:-100,1000,2000} -json bin/performance.json -baseline docs/performance.json
 	go test -run='^$$' -bench=. -benchmem -count=3 ./precedence ./render ./blueprints | tee bin/benchmarks.txt
 	go run ./hack/benchcmp -baseline docs/benchmarks.txt bin/benchmarks.txt
+
+# One run at N=10,000 Gateways (issue 10), apart from make bench: long, and recorded by hand in
+# docs/performance.md.
+bench-large: envtest-assets build
+	go run ./hack/scale -gantry $(BIN)/gantry -sizes 10000 -json bin/performance-large.json -baseline docs/performance.json
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

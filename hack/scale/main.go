@@ -387,8 +387,15 @@ func gc(ns, name, kind, target, def string) *v1alpha1.GatewayConfig {
 	}}
 }
 
+// pollEvery is how often a wait lists all N objects: less often for a large N, so that the
+// harness's own lists do not load the API server the controller is measured against.
+func pollEvery(n int) time.Duration { return max(250*time.Millisecond, time.Duration(n/4)*time.Millisecond) }
+
+// waitLimit is how long a wait gives N Gateways.
+func waitLimit(n int) time.Duration { return 15*time.Minute + time.Duration(n)*100*time.Millisecond }
+
 func waitProgrammed(ctx context.Context, c client.Client, n int) error {
-	deadline := time.Now().Add(15 * time.Minute)
+	deadline := time.Now().Add(waitLimit(n))
 	lastReport := time.Now()
 	for time.Now().Before(deadline) {
 		l := &gwv1.GatewayList{}
@@ -410,13 +417,13 @@ func waitProgrammed(ctx context.Context, c client.Client, n int) error {
 			lastReport = time.Now()
 			fmt.Fprintf(os.Stderr, "  %d of %d Gateways Programmed; e.g. not yet %s\n", done, n, stuck)
 		}
-		time.Sleep(250 * time.Millisecond)
+		time.Sleep(pollEvery(n))
 	}
-	return fmt.Errorf("Gateways not Programmed after 15 minutes")
+	return fmt.Errorf("Gateways not Programmed after %v", waitLimit(n))
 }
 
 func waitReplicas(ctx context.Context, c client.Client, n int, replicas int32, only string) error {
-	deadline := time.Now().Add(15 * time.Minute)
+	deadline := time.Now().Add(waitLimit(n))
 	for time.Now().Before(deadline) {
 		l := &appsv1.DeploymentList{}
 		if err := c.List(ctx, l); err != nil {
@@ -435,7 +442,7 @@ func waitReplicas(ctx context.Context, c client.Client, n int, replicas int32, o
 		if done >= n {
 			return nil
 		}
-		time.Sleep(250 * time.Millisecond)
+		time.Sleep(pollEvery(n))
 	}
 	return fmt.Errorf("Deployments did not reach %d replicas", replicas)
 }
