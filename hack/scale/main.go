@@ -389,7 +389,9 @@ func gc(ns, name, kind, target, def string) *v1alpha1.GatewayConfig {
 
 // pollEvery is how often a wait lists all N objects: less often for a large N, so that the
 // harness's own lists do not load the API server the controller is measured against.
-func pollEvery(n int) time.Duration { return max(250*time.Millisecond, time.Duration(n/4)*time.Millisecond) }
+func pollEvery(n int) time.Duration {
+	return max(250*time.Millisecond, time.Duration(n/4)*time.Millisecond)
+}
 
 // waitLimit is how long a wait gives N Gateways.
 func waitLimit(n int) time.Duration { return 15*time.Minute + time.Duration(n)*100*time.Millisecond }
