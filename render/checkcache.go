@@ -48,7 +48,9 @@ type bOutput struct {
 // size is what an output is counted as against checkMemoryBytes: its text, and a parsed tree
 // a few times larger.
 func (o *bOutput) size() int {
-	n := len(o.text) + 64
+	// An entry costs about 300 bytes of heap besides its text: the output, its list element,
+	// its map entry and key (measured by a review: counting 64 let the heap reach 4x the bound).
+	n := len(o.text) + 320
 	for _, c := range o.code {
 		n += len(c)
 	}
@@ -128,6 +130,9 @@ func (m *checkMemory) parsed(k checkKey, out *bOutput, parsed []any, valid bool)
 		return
 	}
 	with := &bOutput{text: out.text, code: out.code, parsed: parsed, valid: valid, once: true}
+	if with.size() > m.max/4 {
+		return // as put refuses: one render's parse must not push out everything else
+	}
 	e.Value.(*checkEntry).out = with
 	m.bytes += with.size() - out.size()
 	m.evict()

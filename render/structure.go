@@ -159,7 +159,7 @@ func (s *structureCheck) verify(c *compiled, textA string, parsedA []any, docA i
 			return errB // the render's time ran out during the check: the render's failure, not a tenant's
 		}
 		if errB != nil || pending != nil {
-			return s.blame(c, parsedA, docA, errA, kind)
+			return s.blame(c, textA, parsedA, docA, errA, kind)
 		}
 		out = &bOutput{text: textB, code: slices.Clone(y.code)}
 		if s.keyed {
@@ -167,7 +167,7 @@ func (s *structureCheck) verify(c *compiled, textA string, parsedA []any, docA i
 		}
 	}
 	if !slices.Equal(out.code, s.code[c]) {
-		return s.blame(c, parsedA, docA, errA, kind)
+		return s.blame(c, textA, parsedA, docA, errA, kind)
 	}
 	// The common case costs no second parse: B's text with the placeholders put back is A's
 	// text, and every string put back is inert, so the two texts have one structure.
@@ -187,19 +187,20 @@ func (s *structureCheck) verify(c *compiled, textA string, parsedA []any, docA i
 	switch {
 	case errA != nil && !valid:
 		return nil
-	case errA == nil && valid && s.sameStructure(parsedA, parsedB):
+	case errA == nil && valid && s.sameStructure(parsedA, parsedB) && !moreComments(textA, out.text):
 		return nil
 	}
-	return s.blame(c, parsedA, docA, errA, kind)
+	return s.blame(c, textA, parsedA, docA, errA, kind)
 }
 
 // blame finds a tenant string whose substitution changes c's output: it renders B again with
 // only the first n tenant strings (in sorted order) replaced, and searches n by bisection.
 // This is the failure path: a few more renders are fine.
-func (s *structureCheck) blame(c *compiled, parsedA []any, docA int, errA error, kind outputKind) error {
-	var failure error // the error B ran into, if it failed to render
-	var spent error   // a budget exceeded while searching: reported as is, no tenant blamed
-	var code bool     // B ran other template code through tpl
+func (s *structureCheck) blame(c *compiled, textA string, parsedA []any, docA int, errA error, kind outputKind) error {
+	var failure error  // the error B ran into, if it failed to render
+	var spent error    // a budget exceeded while searching: reported as is, no tenant blamed
+	var code bool      // B ran other template code through tpl
+	var commented bool // A has comments B does not
 	differs := func(n int) bool {
 		if spent != nil {
 			return true
@@ -236,7 +237,11 @@ func (s *structureCheck) blame(c *compiled, parsedA []any, docA int, errA error,
 			if errA != nil {
 				return errB == nil
 			}
-			return errB != nil || !s.sameStructure(parsedA, parsedB)
+			if errB != nil || !s.sameStructure(parsedA, parsedB) {
+				return true
+			}
+			commented = moreComments(textA, text)
+			return commented
 		}
 		return false
 	}
@@ -250,7 +255,7 @@ func (s *structureCheck) blame(c *compiled, parsedA []any, docA int, errA error,
 		}
 	}
 	origin := s.sub.origin[s.sub.originals[hi-1]]
-	failure, code = nil, false
+	failure, code, commented = nil, false, false
 	reproduced := differs(hi)
 	if spent != nil {
 		return spent
@@ -270,6 +275,8 @@ func (s *structureCheck) blame(c *compiled, parsedA []any, docA int, errA error,
 	case failure != nil:
 		e.Msg = fmt.Sprintf("the template's output depends on this value's content: with an inert string in its place, it fails (%v); "+
 			"compare tenant values with `if eq`, do not use them as keys, list lengths or templates", failure)
+	case commented:
+		e.Msg = "this value turned part of the template's output into a YAML comment (it would hide what the template wrote after it); the template must quote it, e.g. `| quote`"
 	default:
 		e.Msg = kind.changed
 	}

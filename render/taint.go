@@ -57,12 +57,14 @@ func join(path, k string) string {
 // inert reports whether a string put anywhere in YAML text in place of a plain word (inside a
 // plain, quoted or block scalar, or a key) leaves the text's structure as it is: no line break
 // (YAML 1.1 also breaks lines at NEL, LS and PS), no indicator, flow, quote, escape or comment
-// character, no mapping marker, no white space at an end, no document marker.
+// character, no mapping marker, no white space at an end, no document marker, and no '<':
+// "<<" in key position is YAML 1.1's merge key, which hoists the map under it into its parent,
+// and two strings, or a string and the template's text, can make one.
 func inert(s string) bool {
 	if s == "" {
 		return true
 	}
-	if strings.ContainsAny(s, "\n\r\u0085\u2028\u2029\ufeff{}[],&*!|>'\"%@`#\t\\") || strings.Contains(s, ": ") ||
+	if strings.ContainsAny(s, "\n\r\u0085\u2028\u2029\ufeff{}[],&*!|>'\"%@`#\t\\"+mergeKeyChar) || strings.Contains(s, ": ") ||
 		strings.HasSuffix(s, ":") || strings.HasPrefix(s, "...") {
 		return false
 	}
@@ -72,6 +74,9 @@ func inert(s string) bool {
 	}
 	return s[len(s)-1] != ' '
 }
+
+// mergeKeyChar is not inert: see inert.
+const mergeKeyChar = "<"
 
 // placeholderPrefix starts every placeholder; the rest is a zero-padded number, so that
 // placeholders sort as the strings they stand for do and a `range` over a map with tenant keys
@@ -309,14 +314,16 @@ func templateWords(t *template.Template) map[string]bool {
 }
 
 // cutShort reports whether a scalar of A is B's scalar, with its placeholders put back,
-// cut short where the rest starts with a comment, a closing quote or a line break: a tenant string ended the
-// scalar early and what the template wrote after it (`--admin=false`) was lost, though the
-// structure is the same. A transformed string (trunc, a hash) does not look like that.
+// cut short where the rest starts with a comment, a closing quote, a line break or a flow
+// indicator (`,`, `]`, `}`): a tenant string ended the scalar early and what the template
+// wrote after it (`--admin=false`, or in a flow mapping `privileged: false`) was lost or
+// replaced, though the structure is the same. A transformed string (trunc, a hash) does not
+// look like that.
 func cutShort(a, restored string) bool {
 	if len(restored) <= len(a) || !strings.HasPrefix(restored, a) {
 		return false
 	}
 	rest := strings.TrimLeft(restored[len(a):], " \t")
 	// A line break too: what followed it went to another document, or was dropped.
-	return rest != "" && strings.ContainsRune("#\"'\n\r", rune(rest[0]))
+	return rest != "" && strings.ContainsRune("#\"'\n\r,]}", rune(rest[0]))
 }
