@@ -50,11 +50,7 @@ type Set struct {
 // "-" for stdin. Known kinds are decoded strictly, so a misspelt field is an error naming the
 // file and document.
 func Load(paths []string, stdin io.Reader) (*Set, error) {
-	s := &Set{
-		Blueprints:      map[string]*v1alpha1.GatewayClassBlueprint{},
-		Classes:         map[string]*gwv1.GatewayClass{},
-		NamespaceLabels: map[string]map[string]string{},
-	}
+	s := NewSet()
 	for _, p := range paths {
 		if p == "-" {
 			data, err := io.ReadAll(stdin)
@@ -80,10 +76,23 @@ func Load(paths []string, stdin io.Reader) (*Set, error) {
 			}
 		}
 	}
-	slices.SortFunc(s.Gateways, func(a, b *gwv1.Gateway) int {
+	sortGateways(s.Gateways)
+	return s, nil
+}
+
+// NewSet returns an empty set.
+func NewSet() *Set {
+	return &Set{
+		Blueprints:      map[string]*v1alpha1.GatewayClassBlueprint{},
+		Classes:         map[string]*gwv1.GatewayClass{},
+		NamespaceLabels: map[string]map[string]string{},
+	}
+}
+
+func sortGateways(gws []*gwv1.Gateway) {
+	slices.SortFunc(gws, func(a, b *gwv1.Gateway) int {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
-	return s, nil
 }
 
 func expand(p string) ([]string, error) {
