@@ -30,6 +30,7 @@ import (
 	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/controllers"
 	"gantry.dev/gantry/desired"
+	"gantry.dev/gantry/internal/cluster"
 	"gantry.dev/gantry/internal/explain"
 	"gantry.dev/gantry/internal/testenv"
 	"gantry.dev/gantry/manifests"
@@ -200,7 +201,7 @@ func settle(ctx context.Context, c client.Client, set *manifests.Set, timeout ti
 
 // report prints, for each Gantry Gateway in the cluster, its objects, status and values.
 func report(ctx context.Context, c client.Client, out io.Writer) error {
-	set, err := fromCluster(ctx, c)
+	set, err := cluster.Read(ctx, c, "")
 	if err != nil {
 		return err
 	}
@@ -277,44 +278,4 @@ func renderedObjects(ctx context.Context, c client.Client, bp *v1alpha1.GatewayC
 		return strings.Compare(a.GetKind()+"/"+a.GetName(), b.GetKind()+"/"+b.GetName())
 	})
 	return out, nil
-}
-
-// fromCluster reads Gantry's inputs back from the API server into a manifests.Set, so the
-// values shown are computed from what the controller saw.
-func fromCluster(ctx context.Context, c client.Client) (*manifests.Set, error) {
-	set := &manifests.Set{Blueprints: map[string]*v1alpha1.GatewayClassBlueprint{}, Classes: map[string]*gwv1.GatewayClass{}, NamespaceLabels: map[string]map[string]string{}}
-	bps := &v1alpha1.GatewayClassBlueprintList{}
-	classes := &gwv1.GatewayClassList{}
-	gws := &gwv1.GatewayList{}
-	routes := &gwv1.HTTPRouteList{}
-	gccs := &v1alpha1.GatewayClassConfigList{}
-	gcs := &v1alpha1.GatewayConfigList{}
-	nss := &corev1.NamespaceList{}
-	for _, l := range []client.ObjectList{bps, classes, gws, routes, gccs, gcs, nss} {
-		if err := c.List(ctx, l); err != nil {
-			return nil, err
-		}
-	}
-	for i := range bps.Items {
-		set.Blueprints[bps.Items[i].Name] = &bps.Items[i]
-	}
-	for i := range classes.Items {
-		set.Classes[classes.Items[i].Name] = &classes.Items[i]
-	}
-	for i := range gws.Items {
-		set.Gateways = append(set.Gateways, &gws.Items[i])
-	}
-	for i := range routes.Items {
-		set.Routes = append(set.Routes, &routes.Items[i])
-	}
-	for i := range gccs.Items {
-		set.GatewayClassConfigs = append(set.GatewayClassConfigs, &gccs.Items[i])
-	}
-	for i := range gcs.Items {
-		set.GatewayConfigs = append(set.GatewayConfigs, &gcs.Items[i])
-	}
-	for _, ns := range nss.Items {
-		set.NamespaceLabels[ns.Name] = ns.Labels
-	}
-	return set, nil
 }
