@@ -41,7 +41,7 @@ func NewRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
-	root.AddCommand(newRenderCommand(stdin, stdout, stderr), newControllerCommand(stderr), newPlaygroundCommand(stdout, stderr))
+	root.AddCommand(newRenderCommand(stdin, stdout, stderr), newDiffCommand(stdin, stdout, stderr), newControllerCommand(stderr), newPlaygroundCommand(stdout, stderr))
 	return root
 }
 
@@ -52,11 +52,15 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, extra ...*cob
 	root.SetArgs(args)
 	err := root.Execute()
 	var usage *UsageError
+	var exit *ExitError
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.Is(err, errReported):
+	case errors.Is(err, errReported), errors.Is(err, errChanges):
 		return ExitFailed
+	case errors.As(err, &exit):
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return exit.Code
 	case errors.As(err, &usage) || isCobraUsage(err):
 		fmt.Fprintf(stderr, "Error: %v\nRun 'gantry %s --help' for usage.\n", err, subcommand(args))
 		return ExitUsage

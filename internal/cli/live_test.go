@@ -1,0 +1,232 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"gantry.dev/gantry/controllers"
+	"gantry.dev/gantry/internal/cli"
+	"gantry.dev/gantry/internal/playground"
+)
+
+// startCluster runs the playground on the sample (a real kube-apiserver and etcd, the controller
+// in-process, every Gateway settled) and points KUBECONFIG at it, as a user's shell would be.
+func startCluster(t *testing.T) {
+	t.Helper()
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan struct{}), make(chan error, 1)
+	go func() {
+		done <- playground.Run(ctx, io.Discard, playground.Options{Paths: []string{sample}, Kubeconfig: kubeconfig, Ready: func() { close(ready) }})
+	}()
+	select {
+	case <-ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("playground: %v", err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("playground: %v", err)
+		}
+	})
+	t.Setenv("KUBECONFIG", kubeconfig)
+}
+
+// clusterClient reads the test's cluster, for checks; its requests are not counted.
+func clusterClient(t *testing.T) client.Client {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBECONFIG"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func gantry(args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	code := cli.Run(args, strings.NewReader(""), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// writeFile writes a local manifest for a test and returns its path.
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// withoutTemplate is the sample's blueprint with one gateway template removed.
+func withoutTemplate(t *testing.T, key string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(sample, "blueprint.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bp map[string]any
+	if err := yaml.Unmarshal(b, &bp); err != nil {
+		t.Fatal(err)
+	}
+	delete(bp["spec"].(map[string]any)["gatewayTemplate"].(map[string]any)["resourceTemplates"].(map[string]any), key)
+	out, err := yaml.Marshal(bp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeFile(t, "blueprint.yaml", string(out))
+}
+
+const replicasSix = `apiVersion: gateway.gantry.dev/v1alpha1
+kind: GatewayConfig
+metadata:
+  name: team-a-defaults
+  namespace: team-a
+spec:
+  targetRef: {group: "", kind: Namespace, name: team-a}
+  default:
+    replicas: 6
+`
+
+// TestLive runs the cluster commands against a converged controller. Every request they send
+// is counted below the read-only guard: none may be a write other than a dry-run.
+func TestLive(t *testing.T) {
+	startCluster(t)
+	requests := cli.CountRequests(t)
+
+	t.Run("render --cluster prints what the controller applied", func(t *testing.T) {
+		code, out, errOut := gantry("render", "--cluster", "-A", "-o", "json")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		list := &unstructured.UnstructuredList{} // numbers as the API server's objects hold them
+		if err := list.UnmarshalJSON([]byte(out)); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, out)
+		}
+		if len(list.Items) != 8 {
+			t.Errorf("rendered %d objects, want 8 (4 for each of the 2 Gateways)", len(list.Items))
+		}
+		c := clusterClient(t)
+		for i := range list.Items {
+			want := &list.Items[i]
+			have := &unstructured.Unstructured{}
+			have.SetGroupVersionKind(want.GroupVersionKind())
+			if err := c.Get(t.Context(), client.ObjectKeyFromObject(want), have); err != nil {
+				t.Errorf("%s %s: %v", want.GetKind(), client.ObjectKeyFromObject(want), err)
+				continue
+			}
+			if !controllers.Unchanged(have, want) {
+				t.Errorf("%s %s rendered is not what the controller applied:\n%v\nlive:\n%v", want.GetKind(), client.ObjectKeyFromObject(want), want.Object, have.Object)
+			}
+		}
+	})
+
+	t.Run("render --cluster takes local files over the cluster's", func(t *testing.T) {
+		code, out, errOut := gantry("render", "--cluster", "-n", "team-a", "--show-values", "-o", "json", writeFile(t, "policy.yaml", replicasSix))
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		if !strings.Contains(out, "# Gateway team-a/web") || strings.Contains(out, "team-b") {
+			t.Errorf("-n team-a renders team-a's Gateways only:\n%s", out)
+		}
+		if !strings.Contains(out, `"replicas": 6`) {
+			t.Errorf("the local policy does not replace the cluster's:\n%s", out)
+		}
+	})
+
+	t.Run("render --cluster names a missing Gateway", func(t *testing.T) {
+		code, _, errOut := gantry("render", "--cluster", "--gateway", "team-a/nope")
+		if code == 0 || !strings.Contains(errOut, "Gateway team-a/nope") {
+			t.Errorf("exit %d, stderr %q; want an error naming the Gateway", code, errOut)
+		}
+	})
+
+	t.Run("diff is empty after convergence", func(t *testing.T) {
+		code, out, errOut := gantry("diff", "-A")
+		if code != 0 {
+			t.Fatalf("exit %d, want 0 (no change):\n%s%s", code, out, errOut)
+		}
+	})
+
+	t.Run("diff shows exactly a local policy edit", func(t *testing.T) {
+		code, out, errOut := gantry("diff", "-A", writeFile(t, "policy.yaml", replicasSix))
+		if code != 1 {
+			t.Fatalf("exit %d, want 1 (changes):\n%s%s", code, out, errOut)
+		}
+		for _, want := range []string{"Gateway team-a/web", "~ update Deployment team-a/web", "-  replicas: 5", "+  replicas: 6"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("diff lacks %q:\n%s", want, out)
+			}
+		}
+		for _, not := range []string{"team-b", "create", "prune", "Service team-a"} {
+			if strings.Contains(out, not) {
+				t.Errorf("diff shows %q, which the edit does not change:\n%s", not, out)
+			}
+		}
+	})
+
+	t.Run("diff shows the prune of a removed template", func(t *testing.T) {
+		code, out, errOut := gantry("diff", "-A", withoutTemplate(t, "pdb"))
+		if code != 1 {
+			t.Fatalf("exit %d, want 1:\n%s%s", code, out, errOut)
+		}
+		for _, want := range []string{"- prune PodDisruptionBudget team-a/web", "- prune PodDisruptionBudget team-b/api"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("diff lacks %q:\n%s", want, out)
+			}
+		}
+		if strings.Contains(out, "update") {
+			t.Errorf("removing a template updates nothing:\n%s", out)
+		}
+	})
+
+	t.Run("diff -o json", func(t *testing.T) {
+		code, out, errOut := gantry("diff", "-A", "-o", "json", writeFile(t, "policy.yaml", replicasSix))
+		if code != 1 {
+			t.Fatalf("exit %d:\n%s%s", code, out, errOut)
+		}
+		var got struct {
+			Gateways []struct {
+				Gateway string
+				Update  []struct{ Object, Diff string }
+			}
+		}
+		if err := yaml.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, out)
+		}
+		if len(got.Gateways) != 1 || got.Gateways[0].Gateway != "team-a/web" || len(got.Gateways[0].Update) != 1 || got.Gateways[0].Update[0].Object != "Deployment team-a/web" {
+			t.Errorf("json = %+v", got)
+		}
+	})
+
+	t.Run("diff on error exits 2", func(t *testing.T) {
+		code, _, errOut := gantry("diff", "--context", "nope")
+		if code != 2 || !strings.Contains(errOut, "nope") {
+			t.Errorf("exit %d, stderr %q; want 2 and the context named", code, errOut)
+		}
+	})
+
+	reads, dryRuns, writes := requests()
+	if reads == 0 || dryRuns == 0 {
+		t.Errorf("counted %d reads and %d dry-runs: the counter does not see the commands' requests", reads, dryRuns)
+	}
+	if len(writes) > 0 {
+		t.Errorf("writes reached the API server: %v", writes)
+	}
+}
