@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,7 +18,9 @@ import (
 
 	"gantry.dev/gantry/controllers"
 	"gantry.dev/gantry/internal/cli"
+	"gantry.dev/gantry/internal/golden"
 	"gantry.dev/gantry/internal/playground"
+	"gantry.dev/gantry/internal/testenv"
 )
 
 // startCluster runs the playground on the sample (a real kube-apiserver and etcd, the controller
@@ -222,11 +226,43 @@ func TestLive(t *testing.T) {
 		}
 	})
 
+	t.Run("README", func(t *testing.T) { checkReadme(t) })
+
 	reads, dryRuns, writes := requests()
 	if reads == 0 || dryRuns == 0 {
 		t.Errorf("counted %d reads and %d dry-runs: the counter does not see the commands' requests", reads, dryRuns)
 	}
 	if len(writes) > 0 {
 		t.Errorf("writes reached the API server: %v", writes)
+	}
+}
+
+// varying are the parts of the cluster commands' output that differ from one cluster to
+// another: UIDs, and the render hashes computed over objects that hold them.
+var varying = regexp.MustCompile(`(render-hash: )[0-9a-f]{24}|(uid: )[0-9a-f-]{36}`)
+
+// checkReadme runs the README's cluster commands (render --cluster, diff, explain) from the
+// repository root against the test's cluster and compares their output with the README's.
+func checkReadme(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(testenv.Root(), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(testenv.Root())
+	n := 0
+	for _, ex := range golden.Examples(string(b)) {
+		args := strings.Fields(ex.Command)
+		if args[0] != "diff" && args[0] != "explain" && !slices.Contains(args, "--cluster") {
+			continue // an offline command: samples' tests check those
+		}
+		n++
+		_, out, errOut := gantry(args...)
+		got := varying.ReplaceAllString(errOut+out, "$1$2…")
+		if want := varying.ReplaceAllString(ex.Output, "$1$2…"); got != want {
+			t.Errorf("README.md shows output for `gantry %s` that the command no longer prints; paste this instead:\n%s", ex.Command, errOut+out)
+		}
+	}
+	if n < 3 {
+		t.Errorf("README.md shows %d cluster commands with their output, want render --cluster, diff and explain", n)
 	}
 }
