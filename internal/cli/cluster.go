@@ -27,12 +27,17 @@ type clusterOptions struct {
 }
 
 func (o *clusterOptions) addFlags(f *pflag.FlagSet) {
+	o.addConfigFlags(f)
+	f.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "look at the Gateways of every namespace")
+}
+
+// addConfigFlags adds --kubeconfig, --context and -n/--namespace.
+func (o *clusterOptions) addConfigFlags(f *pflag.FlagSet) {
 	o.config = genericclioptions.NewConfigFlags(false)
 	kubeconfig, context, namespace := o.config.KubeConfig, o.config.Context, o.config.Namespace
 	// Only these: a read-only command has no use for the others, and they would crowd --help.
 	*o.config = genericclioptions.ConfigFlags{KubeConfig: kubeconfig, Context: context, Namespace: namespace}
 	o.config.AddFlags(f)
-	f.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "look at the Gateways of every namespace")
 }
 
 // liveCluster is what was read from a cluster.
@@ -46,6 +51,25 @@ type liveCluster struct {
 // read connects through a client that can only read and reads Gantry's inputs. allNamespaces
 // reads the Gateways of every namespace whatever -n says (the command names them itself).
 func (o *clusterOptions) read(ctx context.Context, allNamespaces bool) (*liveCluster, error) {
+	c, err := o.connect()
+	if err != nil {
+		return nil, err
+	}
+	ns := ""
+	if !o.allNamespaces && !allNamespaces {
+		if ns, _, err = o.config.ToRawKubeConfigLoader().Namespace(); err != nil {
+			return nil, err
+		}
+	}
+	set, err := cluster.Read(ctx, c, ns)
+	if err != nil {
+		return nil, fmt.Errorf("read the cluster: %w", err)
+	}
+	return &liveCluster{client: c, namespace: ns, set: set}, nil
+}
+
+// connect returns a client of the cluster the flags name that can only read.
+func (o *clusterOptions) connect() (client.Client, error) {
 	cfg, err := o.config.ToRESTConfig()
 	if err != nil {
 		return nil, err
@@ -56,19 +80,9 @@ func (o *clusterOptions) read(ctx context.Context, allNamespaces bool) (*liveClu
 	}
 	c, err := client.New(cluster.ReadOnly(cfg), client.Options{Scheme: controllers.NewScheme()})
 	if err != nil {
-		return nil, fmt.Errorf("connect to the cluster: %w", err)
+		return nil, fmt.Errorf("connect to the cluster %s: %w", cfg.Host, err)
 	}
-	ns := ""
-	if !o.allNamespaces && !allNamespaces {
-		if ns, _, err = o.config.ToRawKubeConfigLoader().Namespace(); err != nil {
-			return nil, err
-		}
-	}
-	set, err := cluster.Read(ctx, c, ns)
-	if err != nil {
-		return nil, fmt.Errorf("read the cluster (%s): %w", cfg.Host, err)
-	}
-	return &liveCluster{client: c, namespace: ns, set: set}, nil
+	return c, nil
 }
 
 // isNamespaced asks the API server for a kind's scope, as the controller does.

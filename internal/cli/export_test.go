@@ -3,25 +3,26 @@ package cli
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 
 	"gantry.dev/gantry/internal/cluster"
 )
 
-// CountRequests counts, until the test ends, the requests the commands send that pass the
-// read-only guard. The returned function reports reads, dry-runs and any other request (a
-// write), by method and path.
-func CountRequests(t *testing.T) func() (reads, dryRuns int, writes []string) {
+// CountRequests records, until the test ends, the requests the commands send that pass the
+// read-only guard. The returned function reports reads (path and query), the number of
+// dry-runs and any other request (a write), by method and path.
+func CountRequests(t *testing.T) func() (reads []string, dryRuns int, writes []string) {
 	var mu sync.Mutex
-	var r, d int
-	var w []string
+	var r, w []string
+	var d int
 	wrapTransport = func(next http.RoundTripper) http.RoundTripper {
 		return roundTripper(func(req *http.Request) (*http.Response, error) {
 			mu.Lock()
 			switch {
 			case req.Method == http.MethodGet:
-				r++
+				r = append(r, req.URL.Path+"?"+req.URL.RawQuery)
 			case !cluster.IsWrite(req):
 				d++
 			default:
@@ -32,10 +33,10 @@ func CountRequests(t *testing.T) func() (reads, dryRuns int, writes []string) {
 		})
 	}
 	t.Cleanup(func() { wrapTransport = nil })
-	return func() (int, int, []string) {
+	return func() ([]string, int, []string) {
 		mu.Lock()
 		defer mu.Unlock()
-		return r, d, w
+		return slices.Clone(r), d, slices.Clone(w)
 	}
 }
 

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -226,11 +227,74 @@ func TestLive(t *testing.T) {
 		}
 	})
 
+	t.Run("explain gateway", func(t *testing.T) {
+		before, _, _ := requests()
+		code, out, errOut := gantry("explain", "gateway", "team-a/web")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		for _, want := range []*regexp.Regexp{
+			regexp.MustCompile(`(?m)^Gateway team-a/web$`),
+			regexp.MustCompile(`(?m)^Class:\s+internet$`),
+			regexp.MustCompile(`(?m)^Blueprint:\s+proxy$`),
+			regexp.MustCompile(`(?m)^\s+Programmed\s+True\s+Programmed\s+4 rendered objects applied$`),
+			regexp.MustCompile(`(?m)^\s+https\s+443/HTTPS\s+0 routes`),
+			regexp.MustCompile(`(?m)^replicas\s+5\s+GatewayConfig team-a/team-a-defaults\s+default`),
+			regexp.MustCompile(`(?m)^GatewayConfig team-a/web\s+5 \(GatewayConfig for Gateway\)\s+PartiallyEnforced`),
+			regexp.MustCompile(`(?m)^Deployment\s+team-a/web\s+deployment\s+`),
+		} {
+			if !want.MatchString(out) {
+				t.Errorf("explain lacks %s:\n%s", want, out)
+			}
+		}
+		after, _, _ := requests()
+		for _, r := range after[len(before):] {
+			if everything(r) {
+				t.Errorf("explain gateway lists everything: GET %s", r)
+			}
+		}
+	})
+
+	t.Run("explain policy", func(t *testing.T) {
+		// The controller writes policy status a moment after the Gateways settle.
+		testenv.Eventually(t, "explain policy shows the policy's outcome on its Gateway", func() error {
+			code, out, errOut := gantry("explain", "policy", "team-a/web")
+			if code != 0 {
+				return fmt.Errorf("exit %d: %s", code, errOut)
+			}
+			for _, want := range []*regexp.Regexp{
+				regexp.MustCompile(`(?m)^GatewayConfig team-a/web$`),
+				regexp.MustCompile(`(?m)^Target:\s+Gateway web$`),
+				regexp.MustCompile(`(?m)^Gateway team-a/web\s+Accepted\s+True\s+Accepted`),
+				regexp.MustCompile(`(?m)^Gateway team-a/web\s+gateway.gantry.dev/Enforced\s+True\s+PartiallyEnforced`),
+			} {
+				if !want.MatchString(out) {
+					return fmt.Errorf("lacks %s:\n%s", want, out)
+				}
+			}
+			return nil
+		})
+	})
+
+	t.Run("explain names what is missing", func(t *testing.T) {
+		for args, want := range map[string]string{
+			"explain gateway team-a/nope": "Gateway team-a/nope not found",
+			"explain policy team-a/nope":  "no GatewayConfig or GatewayClassConfig team-a/nope",
+			"explain route team-a/nope":   "HTTPRoute team-a/nope not found",
+			"explain gateway web":         "namespace/name",
+		} {
+			code, _, errOut := gantry(strings.Fields(args)...)
+			if code == 0 || !strings.Contains(errOut, want) {
+				t.Errorf("%s: exit %d, stderr %q; want an error with %q", args, code, errOut, want)
+			}
+		}
+	})
+
 	t.Run("README", func(t *testing.T) { checkReadme(t) })
 
 	reads, dryRuns, writes := requests()
-	if reads == 0 || dryRuns == 0 {
-		t.Errorf("counted %d reads and %d dry-runs: the counter does not see the commands' requests", reads, dryRuns)
+	if len(reads) == 0 || dryRuns == 0 {
+		t.Errorf("counted %d reads and %d dry-runs: the counter does not see the commands' requests", len(reads), dryRuns)
 	}
 	if len(writes) > 0 {
 		t.Errorf("writes reached the API server: %v", writes)
@@ -265,4 +329,19 @@ func checkReadme(t *testing.T) {
 	if n < 3 {
 		t.Errorf("README.md shows %d cluster commands with their output, want render --cluster, diff and explain", n)
 	}
+}
+
+// everything reports whether a read lists a kind across the cluster without a selector: what
+// explain must not do, to stay quick with thousands of Gateways.
+func everything(r string) bool {
+	path, query, _ := strings.Cut(r, "?")
+	if strings.Contains(query, "labelSelector") || strings.Contains(path, "/namespaces/") {
+		return false
+	}
+	for _, kind := range []string{"gateways", "gatewayconfigs", "gatewayclassconfigs", "deployments", "services", "namespaces"} {
+		if strings.HasSuffix(path, "/"+kind) {
+			return true
+		}
+	}
+	return false
 }
