@@ -45,6 +45,7 @@ type diffOptions struct {
 	output              string
 	controllerNamespace string
 	limits              render.Limits
+	color               string
 }
 
 func newDiffCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -80,6 +81,8 @@ Exit status: 0 when nothing would change, 1 when something would, 2 on error.`,
 	f.StringVarP(&o.output, "output", "o", "text", "output format: text or json")
 	f.StringVar(&o.controllerNamespace, "controller-namespace", desired.DefaultControllerNamespace, "namespace whose GatewayClassConfigs are global")
 	addLimitFlags(f, &o.limits)
+	f.StringVar(&o.color, "color", "auto", "colour the text output: auto (on a terminal, unless NO_COLOR is set), always or never")
+	mustComplete(cmd, "gateway", o.cluster.completeNames(gatewayList))
 	return cmd
 }
 
@@ -119,6 +122,10 @@ func (o *diffOptions) run(ctx context.Context, args []string, stdin io.Reader, s
 	if o.output != "text" && o.output != "json" {
 		return usagef("--output must be text or json, not %q", o.output)
 	}
+	color, err := useColor(o.color, stdout)
+	if err != nil {
+		return err
+	}
 	for _, g := range o.gateways {
 		if ns, name, ok := strings.Cut(g, "/"); !ok || ns == "" || name == "" {
 			return usagef("--gateway must be namespace/name, not %q", g)
@@ -154,9 +161,15 @@ func (o *diffOptions) run(ctx context.Context, args []string, stdin io.Reader, s
 		}
 		fmt.Fprintf(stdout, "%s\n", b)
 	} else {
+		var b strings.Builder
 		for _, d := range diffs {
-			printDiff(stdout, d)
+			printDiff(&b, d)
 		}
+		text := b.String()
+		if color {
+			text = colorize(text)
+		}
+		io.WriteString(stdout, text)
 	}
 	if len(diffs) > 0 {
 		return errChanges

@@ -47,15 +47,22 @@ that object needs: no list of every Gateway or policy) and prints:
 	for _, sub := range []struct {
 		use, short string
 		run        func(ctx context.Context, c client.Client, key types.NamespacedName, w io.Writer) error
+		complete   cobra.CompletionFunc
 	}{
-		{"gateway NAMESPACE/NAME", "Explain a Gateway: class, status, values and their policies, objects", o.gateway},
-		{"policy NAMESPACE/NAME", "Explain a GatewayConfig or GatewayClassConfig: the Gateways it reaches and its outcome there", o.policy},
-		{"route NAMESPACE/NAME", "Explain an HTTPRoute: its parents, and its values and objects per Gantry Gateway", o.route},
+		{"gateway NAMESPACE/NAME", "Explain a Gateway: class, status, values and their policies, objects", o.gateway, o.cluster.completeNames(gatewayList)},
+		{"policy NAMESPACE/NAME", "Explain a GatewayConfig or GatewayClassConfig: the Gateways it reaches and its outcome there", o.policy, o.cluster.completeNames(gatewayConfigList, gatewayClassConfigList)},
+		{"route NAMESPACE/NAME", "Explain an HTTPRoute: its parents, and its values and objects per Gantry Gateway", o.route, o.cluster.completeNames(routeList)},
 	} {
 		cmd.AddCommand(&cobra.Command{
 			Use:   sub.use,
 			Short: sub.short,
 			Args:  cobra.ExactArgs(1),
+			ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+				if len(args) > 0 {
+					return nil, cobra.ShellCompDirectiveNoFileComp
+				}
+				return sub.complete(cmd, args, toComplete)
+			},
 			RunE: func(cmd *cobra.Command, args []string) error {
 				ns, name, ok := strings.Cut(args[0], "/")
 				if !ok || ns == "" || name == "" {

@@ -290,6 +290,47 @@ func TestLive(t *testing.T) {
 		}
 	})
 
+	t.Run("completion of names", func(t *testing.T) {
+		for _, c := range []struct {
+			args []string
+			want []string
+		}{
+			{[]string{"explain", "gateway", "team-"}, []string{"team-a/web", "team-b/api"}},
+			{[]string{"explain", "policy", "team-a/"}, []string{"team-a/cpu-tuning", "team-a/internet-sizing", "team-a/team-a-budget", "team-a/team-a-defaults", "team-a/web"}},
+			{[]string{"diff", "-n", "team-b", "--gateway", ""}, []string{"team-b/api"}},
+			{[]string{"render", "--cluster", "--gateway", "team-a/w"}, []string{"team-a/web"}},
+			{[]string{"explain", "gateway", "--context", "nope", "team-a"}, nil},
+		} {
+			args, want := strings.Join(c.args, " "), c.want
+			code, out, errOut := gantry(append([]string{"__complete"}, c.args...)...)
+			if code != 0 {
+				t.Errorf("%s: exit %d: %s", args, code, errOut)
+				continue
+			}
+			var got []string
+			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+				if !strings.HasPrefix(l, ":") {
+					got = append(got, l)
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: completions %q, want %q", args, got, want)
+			}
+		}
+	})
+
+	t.Run("colour only when asked or on a terminal", func(t *testing.T) {
+		edit := writeFile(t, "policy.yaml", replicasSix)
+		_, plain, _ := gantry("diff", "-A", edit)
+		_, always, _ := gantry("diff", "-A", "--color", "always", edit)
+		if strings.Contains(plain, "\x1b[") {
+			t.Errorf("colour on a pipe:\n%q", plain)
+		}
+		if !strings.Contains(always, "\x1b[32m+  replicas: 6\x1b[0m") {
+			t.Errorf("--color always shows no colour:\n%q", always)
+		}
+	})
+
 	t.Run("README", func(t *testing.T) { checkReadme(t) })
 
 	reads, dryRuns, writes := requests()

@@ -85,6 +85,7 @@ an edit can be previewed against every live Gateway before it is applied.`,
 	f.StringArrayVar(&o.values.Values, "set", nil, "set a value above every policy, Helm-style: a.b=c,d=e (repeatable)")
 	addLimitFlags(f, &o.limits)
 	f.StringArrayVar(&o.values.StringValues, "set-string", nil, "like --set, always as a string")
+	mustComplete(cmd, "gateway", o.cluster.completeNames(gatewayList))
 	return cmd
 }
 
