@@ -115,6 +115,20 @@ func TestLive(t *testing.T) {
 	startCluster(t)
 	requests := cli.CountRequests(t)
 
+	t.Run("render --cluster is the offline render of the same manifests", func(t *testing.T) {
+		code, offline, errOut := gantry("render", sample)
+		if code != 0 {
+			t.Fatalf("offline render: exit %d: %s", code, errOut)
+		}
+		code, live, errOut := gantry("render", "--cluster", "-A")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		if live != offline {
+			t.Errorf("render --cluster -A differs from the offline render:\n%s", golden.Diff(offline, live))
+		}
+	})
+
 	t.Run("render --cluster prints what the controller applied", func(t *testing.T) {
 		code, out, errOut := gantry("render", "--cluster", "-A", "-o", "json")
 		if code != 0 {

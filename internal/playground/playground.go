@@ -155,14 +155,35 @@ func apply(ctx context.Context, c client.Client, set *manifests.Set) error {
 			return fmt.Errorf("create Namespace %s: %w", ns, err)
 		}
 	}
+	// A manifest's creationTimestamp orders policies of one level (the older is higher); the
+	// API server sets its own. Created in that order, a second apart where the manifests' differ,
+	// the cluster's objects keep the manifests' order, and the playground renders what
+	// `gantry render` renders offline.
+	slices.SortStableFunc(objs, func(a, b client.Object) int {
+		return a.GetCreationTimestamp().Compare(b.GetCreationTimestamp().Time)
+	})
+	var last time.Time
 	for _, o := range objs {
+		if ts := o.GetCreationTimestamp().Time; !ts.IsZero() {
+			if !last.IsZero() && ts.After(last) {
+				waitNextSecond()
+			}
+			last = ts
+		}
 		o.SetResourceVersion("")
-		o.SetCreationTimestamp(metav1.Time{}) // the API server sets it; manifests may carry one for offline ordering
+		o.SetCreationTimestamp(metav1.Time{}) // the API server sets it
 		if err := c.Create(ctx, o); err != nil {
 			return fmt.Errorf("create %T %s: %w", o, client.ObjectKeyFromObject(o), err)
 		}
 	}
 	return nil
+}
+
+// waitNextSecond sleeps until the clock's second changes: creation timestamps have a
+// resolution of one second.
+func waitNextSecond() {
+	now := time.Now()
+	time.Sleep(now.Truncate(time.Second).Add(time.Second).Sub(now))
 }
 
 // settle waits until every Gateway of a Gantry class has a Programmed condition for its
