@@ -4,6 +4,8 @@ import (
 	"errors"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/desired"
@@ -45,4 +47,19 @@ func GatewayStatus(gw *gwv1.Gateway, res *desired.Result, err error) gwv1.Gatewa
 	}
 	next, _ := nextStatus(gw, res, se)
 	return next.Status
+}
+
+// Proves reports whether o is proven to be gw's, as the controller decides before feeding an
+// object to .Resources or pruning it (see ownerProof): labels and the owner annotation are only
+// a claim. routes are the live HTTPRoutes, whose UIDs prove a route template's objects.
+func Proves(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, o client.Object) bool {
+	p := ownerProof{gw: types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}, uid: gw.UID, route: func(ns, name string) (types.UID, bool) {
+		for _, r := range routes {
+			if r.Namespace == ns && r.Name == name {
+				return r.UID, true
+			}
+		}
+		return "", false
+	}}
+	return p.proves(o)
 }

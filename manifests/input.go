@@ -83,6 +83,9 @@ func (s *Set) Owned(gw *gwv1.Gateway) []*unstructured.Unstructured {
 		} else if u.GetNamespace() != gw.Namespace {
 			continue
 		}
+		if s.Proof != nil && !s.Proof(gw, u) {
+			continue
+		}
 		out = append(out, u)
 	}
 	return out

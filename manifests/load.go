@@ -38,6 +38,10 @@ type Set struct {
 	// Live are other objects; those with Gantry's labels stand for what a Gateway rendered
 	// before, and feed .Resources.
 	Live []*unstructured.Unstructured
+	// Proof, when set, must also hold for a live object to be a Gateway's (Owned): the
+	// controller's ownership proof, for objects read from a cluster, where labels and the owner
+	// annotation are only a claim a tenant can write.
+	Proof func(gw *gwv1.Gateway, o *unstructured.Unstructured) bool
 
 	mu       sync.Mutex
 	compiled map[string]*render.Blueprint

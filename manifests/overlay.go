@@ -25,6 +25,7 @@ func (s *Set) With(local *Set) *Set {
 		GatewayConfigs:      slices.Clone(s.GatewayConfigs),
 		NamespaceLabels:     maps.Clone(s.NamespaceLabels),
 		Live:                slices.Clone(s.Live),
+		Proof:               s.Proof,
 	}
 	for name, bp := range local.Blueprints {
 		if old := out.Blueprints[name]; old != nil {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -180,6 +182,22 @@ func TestLive(t *testing.T) {
 		code, out, errOut := gantry("diff", "-A")
 		if code != 0 {
 			t.Fatalf("exit %d, want 0 (no change):\n%s%s", code, out, errOut)
+		}
+	})
+
+	t.Run("diff does not prune what the controller cannot prove its own", func(t *testing.T) {
+		// A tenant can write Gantry's labels and owner annotation on any object of their
+		// namespace; without the Gateway's owner reference the controller neither reads it as
+		// .Resources nor prunes it, and diff must not say it would.
+		forged := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "forged", Namespace: "team-a",
+			Labels:      map[string]string{"gateway.gantry.dev/template": "serviceaccount", "gateway.networking.k8s.io/gateway-name": "web"},
+			Annotations: map[string]string{"gateway.gantry.dev/owner": "team-a/web"}}}
+		if err := clusterClient(t).Create(t.Context(), forged); err != nil { // the test's write, not a command's
+			t.Fatal(err)
+		}
+		code, out, errOut := gantry("diff", "-A")
+		if code != 0 {
+			t.Errorf("exit %d, want 0:\n%s%s", code, out, errOut)
 		}
 	})
 

@@ -15,6 +15,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/controllers"
 	"gantry.dev/gantry/desired"
 	"gantry.dev/gantry/manifests"
 )
@@ -26,6 +27,9 @@ import (
 // routes a listener admits from every namespace, so that it stays quick on a large cluster.
 func ReadGateway(ctx context.Context, c client.Client, key types.NamespacedName, controllerNamespace string) (*manifests.Set, error) {
 	set := manifests.NewSet()
+	set.Proof = func(gw *gwv1.Gateway, o *unstructured.Unstructured) bool {
+		return controllers.Proves(gw, set.Routes, o)
+	}
 	gw := &gwv1.Gateway{}
 	if err := c.Get(ctx, key, gw); err != nil {
 		if apierrors.IsNotFound(err) {

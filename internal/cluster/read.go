@@ -14,6 +14,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/controllers"
 	"gantry.dev/gantry/manifests"
 )
 
@@ -23,6 +24,9 @@ import (
 // stand for .Resources and for what a reconcile may prune.
 func Read(ctx context.Context, c client.Client, namespace string) (*manifests.Set, error) {
 	set := manifests.NewSet()
+	set.Proof = func(gw *gwv1.Gateway, o *unstructured.Unstructured) bool {
+		return controllers.Proves(gw, set.Routes, o)
+	}
 	bps := &v1alpha1.GatewayClassBlueprintList{}
 	classes := &gwv1.GatewayClassList{}
 	gws := &gwv1.GatewayList{}
