@@ -367,13 +367,18 @@ func policyChanges(before, after *desired.Result) []policyChange {
 	}
 	was, now := outcomes(before), outcomes(after)
 	var out []policyChange
+	// A policy that does not apply, before or after, is no news: every policy of the inputs
+	// has an outcome for every Gateway, most of them NotApplicable.
+	quiet := func(a, b precedence.State) bool {
+		return a == b || (a == "" || a == precedence.StateNotApplicable) && (b == "" || b == precedence.StateNotApplicable)
+	}
 	for k, s := range now {
-		if was[k] != s {
+		if !quiet(was[k], s) {
 			out = append(out, policyChange{Policy: k.ref.String(), Route: k.route, From: string(orNone(was[k])), To: string(s)})
 		}
 	}
 	for k, s := range was {
-		if _, ok := now[k]; !ok {
+		if _, ok := now[k]; !ok && !quiet(s, "") {
 			out = append(out, policyChange{Policy: k.ref.String(), Route: k.route, From: string(s), To: "(gone)"})
 		}
 	}

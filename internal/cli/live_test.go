@@ -233,6 +233,55 @@ func TestLive(t *testing.T) {
 		}
 	})
 
+	t.Run("diff shows a policy whose outcome would change", func(t *testing.T) {
+		// team-a's second default for every Gateway of the namespace: level 4, like
+		// team-a-defaults, but newer, so higher, and a default loses to a lower one.
+		more := writeFile(t, "policy.yaml", `apiVersion: gateway.gantry.dev/v1alpha1
+kind: GatewayConfig
+metadata: {name: team-a-more, namespace: team-a}
+spec:
+  targetRef: {group: "", kind: Namespace, name: team-a}
+  default: {replicas: 7}
+`)
+		code, out, errOut := gantry("diff", "-A", more)
+		if code != 1 {
+			t.Fatalf("exit %d, want 1:\n%s%s", code, out, errOut)
+		}
+		for _, want := range []string{
+			"~ policy GatewayConfig team-a/team-a-more: (none) -> Overridden",
+			"+    (Enforced), GatewayConfig team-a/team-a-more (Overridden)", // the Gateway's GatewayConfigAffected condition
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("diff lacks %q:\n%s", want, out)
+			}
+		}
+		for _, not := range []string{"team-b", "~ update", "team-a-defaults:"} {
+			if strings.Contains(out, not) {
+				t.Errorf("diff shows %q, which the policy does not change:\n%s", not, out)
+			}
+		}
+	})
+
+	t.Run("diff of a Gateway that would fail to render", func(t *testing.T) {
+		bad := writeFile(t, "policy.yaml", strings.Replace(replicasSix, "replicas: 6", "replicas: many", 1))
+		code, out, errOut := gantry("diff", "-A", bad)
+		if code != 1 {
+			t.Fatalf("exit %d, want 1:\n%s%s", code, out, errOut)
+		}
+		for _, want := range []string{
+			"! cannot render, nothing would be applied or pruned: blueprint proxy valuesSchema",
+			"GatewayConfig team-a/team-a-defaults",
+			"+  reason: InvalidParameters",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("diff lacks %q:\n%s", want, out)
+			}
+		}
+		if strings.Contains(out, "~ update") || strings.Contains(out, "- prune") {
+			t.Errorf("a Gateway that fails to render changes no object:\n%s", out)
+		}
+	})
+
 	t.Run("diff -o json", func(t *testing.T) {
 		code, out, errOut := gantry("diff", "-A", "-o", "json", writeFile(t, "policy.yaml", replicasSix))
 		if code != 1 {
