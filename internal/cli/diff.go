@@ -237,7 +237,7 @@ func (o *diffOptions) diffGateway(ctx context.Context, live *liveCluster, set *m
 					return nil, err
 				}
 			}
-			d.Create = append(d.Create, objectChange{Object: name, Diff: unified(name, "", comparable(created))})
+			d.Create = append(d.Create, objectChange{Object: name, Diff: added(comparable(created))})
 		case err != nil:
 			return nil, fmt.Errorf("get %s: %w", name, err)
 		default:
@@ -338,6 +338,17 @@ func unified(name, a, b string) string {
 		return err.Error()
 	}
 	return s
+}
+
+// added shows a new object's text as the added lines of a diff.
+func added(text string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(text, "\n") {
+		if l != "" {
+			b.WriteString("+" + l)
+		}
+	}
+	return b.String()
 }
 
 // policyChanges compares the outcome of each policy, for the Gateway and each of its routes.

@@ -282,6 +282,28 @@ spec:
 		}
 	})
 
+	t.Run("diff of a Gateway only in the local files", func(t *testing.T) {
+		shop := writeFile(t, "gateway.yaml", `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: shop, namespace: team-b}
+spec:
+  gatewayClassName: internet
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+`)
+		code, out, errOut := gantry("diff", "-n", "team-b", shop)
+		if code != 1 {
+			t.Fatalf("exit %d, want 1:\n%s%s", code, out, errOut)
+		}
+		for _, want := range []string{"# Gateway team-b/shop\n", "+ create Deployment team-b/shop\n+apiVersion: apps/v1\n", "+ create ServiceAccount team-b/shop", "+  replicas: 3\n"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("diff lacks %q:\n%s", want, out)
+			}
+		}
+		if strings.Contains(out, "team-a") || strings.Contains(out, "# Gateway team-b/api") {
+			t.Errorf("-n team-b shows team-b's new Gateway only:\n%s", out)
+		}
+	})
+
 	t.Run("diff -o json", func(t *testing.T) {
 		code, out, errOut := gantry("diff", "-A", "-o", "json", writeFile(t, "policy.yaml", replicasSix))
 		if code != 1 {
