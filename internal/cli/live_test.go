@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
 	"gantry.dev/gantry/controllers"
@@ -435,6 +436,32 @@ spec:
 	})
 
 	t.Run("README", func(t *testing.T) { checkReadme(t) })
+
+	// Last: the route changes team-a/web's status, which the README shows.
+	t.Run("explain route", func(t *testing.T) {
+		route := &gwv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "team-a"},
+			Spec: gwv1.HTTPRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: []gwv1.ParentReference{{Name: "web"}}}}}
+		if err := clusterClient(t).Create(t.Context(), route); err != nil { // the test's write
+			t.Fatal(err)
+		}
+		testenv.Eventually(t, "explain route shows the route accepted by its Gateway", func() error {
+			code, out, errOut := gantry("explain", "route", "team-a/shop")
+			if code != 0 {
+				return fmt.Errorf("exit %d: %s", code, errOut)
+			}
+			for _, want := range []*regexp.Regexp{
+				regexp.MustCompile(`(?m)^HTTPRoute team-a/shop$`),
+				regexp.MustCompile(`(?m)^Parent team-a/web \(controller gantry.dev/gateway-controller\):$`),
+				regexp.MustCompile(`(?m)^\s+Accepted\s+True\s+Accepted`),
+				regexp.MustCompile(`(?m)^Rendered objects on Gateway team-a/web:\n  \(none\)$`),
+			} {
+				if !want.MatchString(out) {
+					return fmt.Errorf("lacks %s:\n%s", want, out)
+				}
+			}
+			return nil
+		})
+	})
 
 	reads, dryRuns, writes := requests()
 	if len(reads) == 0 || dryRuns == 0 {
