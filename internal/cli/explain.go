@@ -178,7 +178,7 @@ func (o *explainOptions) policy(ctx context.Context, c client.Client, key types.
 			if a.AncestorRef.Kind != nil {
 				kind = string(*a.AncestorRef.Kind)
 			}
-			for _, cond := range a.Conditions {
+			for _, cond := range slices.SortedStableFunc(slices.Values(a.Conditions), func(a, b metav1.Condition) int { return strings.Compare(a.Type, b.Type) }) {
 				fmt.Fprintf(tw, "%s %s/%s\t%s\t%s\t%s\t%s\n", kind, ns, a.AncestorRef.Name, cond.Type, cond.Status, cond.Reason, cond.Message)
 			}
 		}
@@ -264,6 +264,8 @@ func writeConditions(w io.Writer, conds []metav1.Condition) {
 		fmt.Fprintln(w, "  (none)")
 		return
 	}
+	// By type: the order conditions are stored in says when each was first set, nothing more.
+	conds = slices.SortedStableFunc(slices.Values(conds), func(a, b metav1.Condition) int { return strings.Compare(a.Type, b.Type) })
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, c := range conds {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", c.Type, c.Status, c.Reason, c.Message)
