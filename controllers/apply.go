@@ -266,19 +266,10 @@ func joinConflicts(errs []error) error { return conflicts(errs) }
 // and those of templates that are pending (their objects stay until the template renders
 // again). The delete is conditional on the UID, so an object replaced meanwhile is not touched.
 func (r *GatewayReconciler) prune(ctx context.Context, objs []*unstructured.Unstructured, owned []*unstructured.Unstructured, pending map[string]bool) ([]objectKey, error) {
-	want := make(map[objectKey]bool, len(objs))
-	for _, o := range objs {
-		want[keyOf(o)] = true
-	}
 	var pruned []objectKey
 	changed := false
-	seen := map[objectKey]bool{}
-	for _, o := range owned {
+	for _, o := range toPrune(objs, owned, pending) {
 		k := keyOf(o)
-		if want[k] || seen[k] || o.GetAnnotations()[v1alpha1.AnnotationKeep] == "true" || pending[pendingKey(o)] {
-			continue
-		}
-		seen[k] = true // the same object may be listed under two versions of its kind
 		// Conditional on the version the decision was made from: an object changed since —
 		// annotated to be kept, or no longer Gantry's — is looked at again, not deleted.
 		uid, rv := o.GetUID(), o.GetResourceVersion()
@@ -297,6 +288,26 @@ func (r *GatewayReconciler) prune(ctx context.Context, objs []*unstructured.Unst
 		return pruned, fmt.Errorf("an object to prune changed since it was read: %w", errCacheBehind)
 	}
 	return pruned, nil
+}
+
+// toPrune selects the owned objects the render no longer produces, once each, except those
+// annotated to be kept and those of the templates in keep.
+func toPrune(objs, owned []*unstructured.Unstructured, keep map[string]bool) []*unstructured.Unstructured {
+	want := make(map[objectKey]bool, len(objs))
+	for _, o := range objs {
+		want[keyOf(o)] = true
+	}
+	var out []*unstructured.Unstructured
+	seen := map[objectKey]bool{}
+	for _, o := range owned {
+		k := keyOf(o)
+		if want[k] || seen[k] || o.GetAnnotations()[v1alpha1.AnnotationKeep] == "true" || keep[pendingKey(o)] {
+			continue
+		}
+		seen[k] = true // the same object may be listed under two versions of its kind
+		out = append(out, o)
+	}
+	return out
 }
 
 // pendingKey identifies a template of a Gateway (route "") or of one of its routes, as the

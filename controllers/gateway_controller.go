@@ -141,7 +141,7 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 		}
 		return ctrl.Result{}, err
 	}
-	pruned, err := r.prune(ctx, objs, g.owned, r.keep(g.in, res, routeErrs))
+	pruned, err := r.prune(ctx, objs, g.owned, keepTemplates(g.in, res, routeErrs))
 	r.countKinds(prunedTotal, pruned)
 	if len(pruned) > 0 {
 		r.event(gw, corev1.EventTypeNormal, "Pruned", "Prune", "deleted %s, no longer rendered", summary(pruned))
@@ -167,10 +167,10 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 	return result, r.writeStatus(ctx, gw, res, statusError{})
 }
 
-// keep names the templates whose earlier objects stay although this render did not apply
+// keepTemplates names the templates whose earlier objects stay although this render did not apply
 // them: pending templates, and every template of a route that failed to render or to apply
 // (that failure is the route's alone; its status and a Warning Event say why).
-func (r *GatewayReconciler) keep(in *desired.Input, res *desired.Result, routeErrs map[types.NamespacedName]error) map[string]bool {
+func keepTemplates(in *desired.Input, res *desired.Result, routeErrs map[types.NamespacedName]error) map[string]bool {
 	keep := map[string]bool{}
 	for _, p := range res.Pending {
 		keep[templateOf("", "", desired.LabelValue(templateKey(p.Template)))] = true

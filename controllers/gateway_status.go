@@ -45,9 +45,9 @@ type statusError struct {
 	err    error
 }
 
-// writeStatus sets the Gateway's status from a desired result (nil when it could not be
-// computed) and writes it only when it changed.
-func (r *GatewayReconciler) writeStatus(ctx context.Context, gw *gwv1.Gateway, res *desired.Result, se statusError) error {
+// nextStatus is the Gateway with the status a reconcile with this outcome writes, and its
+// Programmed condition.
+func nextStatus(gw *gwv1.Gateway, res *desired.Result, se statusError) (*gwv1.Gateway, metav1.Condition) {
 	next := gw.DeepCopy()
 	st := &next.Status
 	gen := gw.Generation
@@ -65,17 +65,24 @@ func (r *GatewayReconciler) writeStatus(ctx context.Context, gw *gwv1.Gateway, r
 	default:
 		programmed.Message = fmt.Sprintf("%d rendered objects applied", len(res.Objects))
 	}
-	if prev := meta.FindStatusCondition(st.Conditions, programmed.Type); programmed.Status == metav1.ConditionFalse && programmed.Reason != string(gwv1.GatewayReasonPending) &&
-		(prev == nil || prev.Reason != programmed.Reason || prev.Message != programmed.Message) {
-		errorsTotal.WithLabelValues(programmed.Reason).Inc()
-		r.event(gw, corev1.EventTypeWarning, programmed.Reason, "Reconcile", "%s", programmed.Message)
-	}
 	meta.SetStatusCondition(&st.Conditions, accepted)
 	meta.SetStatusCondition(&st.Conditions, programmed)
 	if res != nil {
 		st.Addresses = res.Addresses
 		st.Listeners = listenerStatus(gw, res, programmed)
 		setAffected(&st.Conditions, gen, res.Values)
+	}
+	return next, programmed
+}
+
+// writeStatus sets the Gateway's status from a desired result (nil when it could not be
+// computed) and writes it only when it changed.
+func (r *GatewayReconciler) writeStatus(ctx context.Context, gw *gwv1.Gateway, res *desired.Result, se statusError) error {
+	next, programmed := nextStatus(gw, res, se)
+	if prev := meta.FindStatusCondition(gw.Status.Conditions, programmed.Type); programmed.Status == metav1.ConditionFalse && programmed.Reason != string(gwv1.GatewayReasonPending) &&
+		(prev == nil || prev.Reason != programmed.Reason || prev.Message != programmed.Message) {
+		errorsTotal.WithLabelValues(programmed.Reason).Inc()
+		r.event(gw, corev1.EventTypeWarning, programmed.Reason, "Reconcile", "%s", programmed.Message)
 	}
 	if equality.Semantic.DeepEqual(gw.Status, next.Status) {
 		return nil

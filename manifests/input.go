@@ -41,23 +41,9 @@ func (s *Set) Input(gw *gwv1.Gateway, controllerNamespace string) *desired.Input
 			in.Compiled = s.compile(in.Blueprint)
 		}
 	}
-	gwLabel := desired.LabelValue(gw.Name)
-	owner := gw.Namespace + "/" + gw.Name
-	for _, u := range s.Live {
+	for _, u := range s.Owned(gw) {
 		l := u.GetLabels()
 		tmpl := l[v1alpha1.LabelTemplate]
-		if tmpl == "" || l[v1alpha1.LabelGatewayName] != gwLabel {
-			continue
-		}
-		// The owner annotation names the Gateway exactly; without it, only an object in the
-		// Gateway's namespace can be its own (a label alone is shared by same-named Gateways).
-		if o, ok := u.GetAnnotations()[v1alpha1.AnnotationOwner]; ok {
-			if o != owner {
-				continue
-			}
-		} else if u.GetNamespace() != gw.Namespace {
-			continue
-		}
 		if route := l[v1alpha1.LabelHTTPRoute]; route != "" {
 			key := types.NamespacedName{Namespace: u.GetNamespace(), Name: route}
 			if in.LiveRoutes == nil {
@@ -75,6 +61,34 @@ func (s *Set) Input(gw *gwv1.Gateway, controllerNamespace string) *desired.Input
 		in.Live[tmpl] = append(in.Live[tmpl], u.Object)
 	}
 	return in
+}
+
+// Owned returns the live objects that carry a Gateway's labels and are its own: what its
+// earlier renders produced (.Resources, and what a reconcile may prune).
+func (s *Set) Owned(gw *gwv1.Gateway) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	gwLabel := desired.LabelValue(gw.Name)
+	owner := gw.Namespace + "/" + gw.Name
+	for _, u := range s.Live {
+		l := u.GetLabels()
+		if l[v1alpha1.LabelTemplate] == "" || l[v1alpha1.LabelGatewayName] != gwLabel {
+			continue
+		}
+		// The owner annotation names the Gateway exactly; without it, only an object in the
+		// Gateway's namespace can be its own (a label alone is shared by same-named Gateways).
+		if o, ok := u.GetAnnotations()[v1alpha1.AnnotationOwner]; ok {
+			if o != owner {
+				continue
+			}
+		} else if u.GetNamespace() != gw.Namespace {
+			continue
+		}
+		if s.Proof != nil && !s.Proof(gw, u) {
+			continue
+		}
+		out = append(out, u)
+	}
+	return out
 }
 
 // compile compiles each blueprint once per set. A blueprint that does not compile gives nil, and

@@ -38,6 +38,10 @@ type Set struct {
 	// Live are other objects; those with Gantry's labels stand for what a Gateway rendered
 	// before, and feed .Resources.
 	Live []*unstructured.Unstructured
+	// Proof, when set, must also hold for a live object to be a Gateway's (Owned): the
+	// controller's ownership proof, for objects read from a cluster, where labels and the owner
+	// annotation are only a claim a tenant can write.
+	Proof func(gw *gwv1.Gateway, o *unstructured.Unstructured) bool
 
 	mu       sync.Mutex
 	compiled map[string]*render.Blueprint
@@ -50,11 +54,7 @@ type Set struct {
 // "-" for stdin. Known kinds are decoded strictly, so a misspelt field is an error naming the
 // file and document.
 func Load(paths []string, stdin io.Reader) (*Set, error) {
-	s := &Set{
-		Blueprints:      map[string]*v1alpha1.GatewayClassBlueprint{},
-		Classes:         map[string]*gwv1.GatewayClass{},
-		NamespaceLabels: map[string]map[string]string{},
-	}
+	s := NewSet()
 	for _, p := range paths {
 		if p == "-" {
 			data, err := io.ReadAll(stdin)
@@ -80,10 +80,23 @@ func Load(paths []string, stdin io.Reader) (*Set, error) {
 			}
 		}
 	}
-	slices.SortFunc(s.Gateways, func(a, b *gwv1.Gateway) int {
+	sortGateways(s.Gateways)
+	return s, nil
+}
+
+// NewSet returns an empty set.
+func NewSet() *Set {
+	return &Set{
+		Blueprints:      map[string]*v1alpha1.GatewayClassBlueprint{},
+		Classes:         map[string]*gwv1.GatewayClass{},
+		NamespaceLabels: map[string]map[string]string{},
+	}
+}
+
+func sortGateways(gws []*gwv1.Gateway) {
+	slices.SortFunc(gws, func(a, b *gwv1.Gateway) int {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
-	return s, nil
 }
 
 func expand(p string) ([]string, error) {

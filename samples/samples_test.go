@@ -40,13 +40,13 @@ func TestReadmes(t *testing.T) {
 			t.Errorf("every scenario needs a README: %v", err)
 			continue
 		}
-		for _, ex := range examples(string(b)) {
-			t.Run(readme+": "+ex.command, func(t *testing.T) {
+		for _, ex := range golden.Examples(string(b)) {
+			t.Run(readme+": "+ex.Command, func(t *testing.T) {
 				t.Chdir("..")
 				var stdout, stderr bytes.Buffer
-				cli.Run(strings.Fields(ex.command), strings.NewReader(""), &stdout, &stderr)
-				if got := stderr.String() + stdout.String(); got != ex.output {
-					t.Errorf("samples/%s shows output for `gantry %s` that the command no longer prints; paste this instead:\n%s", readme, ex.command, got)
+				cli.Run(strings.Fields(ex.Command), strings.NewReader(""), &stdout, &stderr)
+				if got := stderr.String() + stdout.String(); got != ex.Output {
+					t.Errorf("samples/%s shows output for `gantry %s` that the command no longer prints; paste this instead:\n%s", readme, ex.Command, got)
 				}
 			})
 		}
@@ -68,35 +68,6 @@ func scenarios(t *testing.T) []string {
 	}
 	if len(out) == 0 {
 		t.Fatal("no scenarios")
-	}
-	return out
-}
-
-type example struct {
-	command string // the arguments after "gantry"
-	output  string
-}
-
-// examples finds, in a Markdown text, fenced blocks whose first line is `$ gantry ARGS` and
-// whose other lines are that command's output.
-func examples(md string) []example {
-	var out []example
-	lines := strings.SplitAfter(md, "\n")
-	for i := 0; i < len(lines); i++ {
-		if !strings.HasPrefix(lines[i], "```") || i+1 >= len(lines) {
-			continue
-		}
-		cmd, ok := strings.CutPrefix(strings.TrimSpace(lines[i+1]), "$ gantry ")
-		if !ok {
-			continue
-		}
-		var body strings.Builder
-		j := i + 2
-		for ; j < len(lines) && !strings.HasPrefix(lines[j], "```"); j++ {
-			body.WriteString(lines[j])
-		}
-		out = append(out, example{command: cmd, output: body.String()})
-		i = j
 	}
 	return out
 }

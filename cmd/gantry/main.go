@@ -1,5 +1,6 @@
 // Command gantry is Gantry's one binary: `gantry render` renders Gateways offline, `gantry
-// controller` runs the controller.
+// controller` runs the controller, `gantry diff` and `gantry explain` look at a cluster. Named
+// kubectl-gantry on the PATH, it is a kubectl plugin.
 package main
 
 import (
@@ -9,5 +10,6 @@ import (
 )
 
 func main() {
-	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	// Installed as kubectl-gantry, it is a kubectl plugin: `kubectl gantry diff ...`.
+	os.Exit(cli.RunAs(cli.NameFor(os.Args[0]), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
+	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/desired"
 	"gantry.dev/gantry/internal/explain"
 	"gantry.dev/gantry/manifests"
@@ -33,6 +35,9 @@ type renderOptions struct {
 	outputDir           string
 	controllerNamespace string
 	values              values.Options
+	// cluster reads the inputs from a cluster, local files laid over them (--cluster).
+	fromCluster bool
+	cluster     clusterOptions
 }
 
 func newRenderCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -46,16 +51,29 @@ Gantry class would get — the same computation the controller runs.
 
 --show-values prints the effective values instead of the objects; --explain prints, for each value,
 the object that set it, the stanza, the level and what it shadowed, then what became of each policy.
---values and --set add a layer above every policy, labelled "command line".`,
+--values and --set add a layer above every policy, labelled "command line".
+
+--cluster reads the inputs from a cluster instead (only reading): its GatewayClasses, blueprints,
+policies, Gateways, HTTPRoutes, namespaces and the objects Gantry rendered there. Files given
+then replace the cluster's objects of the same kind, namespace and name, or add to them, so that
+an edit can be previewed against every live Gateway before it is applied.`,
 		Example: `  gantry render samples/defaults-vs-overrides
   gantry render samples/defaults-vs-overrides --gateway team-a/web --explain
-  gantry render samples/defaults-vs-overrides --set replicas=5 -o json`,
-		Args: cobra.MinimumNArgs(1),
+  gantry render samples/defaults-vs-overrides --set replicas=5 -o json
+  gantry render --cluster -A my-blueprint-edit.yaml`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if o.fromCluster {
+				return nil
+			}
+			return cobra.MinimumNArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.run(args, stdin, stdout, stderr)
+			return o.run(cmd.Context(), args, stdin, stdout, stderr)
 		},
 	}
 	f := cmd.Flags()
+	f.BoolVar(&o.fromCluster, "cluster", false, "read the inputs from the cluster; files given replace or add objects")
+	o.cluster.addFlags(f)
 	f.StringArrayVar(&o.gateways, "gateway", nil, "render only this Gateway, as namespace/name (repeatable; default: every Gateway of a Gantry class)")
 	f.StringVarP(&o.output, "output", "o", "yaml", "output format: yaml or json")
 	f.BoolVar(&o.showValues, "show-values", false, "print each Gateway's effective values instead of its objects")
@@ -67,6 +85,7 @@ the object that set it, the stanza, the level and what it shadowed, then what be
 	f.StringArrayVar(&o.values.Values, "set", nil, "set a value above every policy, Helm-style: a.b=c,d=e (repeatable)")
 	addLimitFlags(f, &o.limits)
 	f.StringArrayVar(&o.values.StringValues, "set-string", nil, "like --set, always as a string")
+	mustComplete(cmd, "gateway", o.cluster.completeNames(gatewayList))
 	return cmd
 }
 
@@ -78,7 +97,7 @@ type rendered struct {
 	err error
 }
 
-func (o *renderOptions) run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func (o *renderOptions) run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if o.output != "yaml" && o.output != "json" {
 		return usagef("--output must be yaml or json, not %q", o.output)
 	}
@@ -95,7 +114,14 @@ func (o *renderOptions) run(args []string, stdin io.Reader, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	gateways, err := o.selectGateways(set)
+	var live *liveCluster
+	if o.fromCluster {
+		if live, err = o.cluster.read(ctx, len(o.gateways) > 0); err != nil {
+			return err
+		}
+		set = live.set.With(set)
+	}
+	gateways, err := selectGateways(set, o.gateways, live)
 	if err != nil {
 		return err
 	}
@@ -106,6 +132,9 @@ func (o *renderOptions) run(args []string, stdin io.Reader, stdout, stderr io.Wr
 		in := set.Input(gw, o.controllerNamespace)
 		in.Limits = o.limits
 		in.CommandLine = cmdline
+		if live != nil {
+			in.IsNamespaced = live.isNamespaced
+		}
 		res, err := desired.Gateway(in)
 		if err != nil {
 			failed = true
@@ -168,25 +197,34 @@ func (o *renderOptions) commandLine() (map[string]any, error) {
 	return precedence.Normalize(v).(map[string]any), nil
 }
 
-func (o *renderOptions) selectGateways(set *manifests.Set) ([]*gwv1.Gateway, error) {
-	if len(o.gateways) == 0 {
+// selectGateways returns the Gateways named (as namespace/name), or every Gateway of a Gantry
+// class: of the namespace read from the cluster when live is set.
+func selectGateways(set *manifests.Set, names []string, live *liveCluster) ([]*gwv1.Gateway, error) {
+	where := "in the manifests"
+	if live != nil {
+		where = "in the cluster or the manifests"
+	}
+	if len(names) == 0 {
 		var out []*gwv1.Gateway
 		for _, gw := range set.Gateways {
-			if set.Serves(gw) {
+			if set.Serves(gw) && (live == nil || live.namespace == "" || gw.Namespace == live.namespace) {
 				out = append(out, gw)
 			}
 		}
 		if len(out) == 0 {
-			return nil, fmt.Errorf("no Gateway of a Gantry class (controllerName %s) in the manifests", "gantry.dev/gateway-controller")
+			if live != nil && live.namespace != "" {
+				where = fmt.Sprintf("in namespace %s (-A looks in every namespace)", live.namespace)
+			}
+			return nil, fmt.Errorf("no Gateway of a Gantry class (controllerName %s) %s", v1alpha1.ControllerName, where)
 		}
 		return out, nil
 	}
 	var out []*gwv1.Gateway
-	for _, g := range o.gateways {
+	for _, g := range names {
 		ns, name, _ := strings.Cut(g, "/")
 		i := slices.IndexFunc(set.Gateways, func(gw *gwv1.Gateway) bool { return gw.Namespace == ns && gw.Name == name })
 		if i < 0 {
-			return nil, fmt.Errorf("Gateway %s is not in the manifests", g)
+			return nil, fmt.Errorf("Gateway %s is not %s", g, where)
 		}
 		out = append(out, set.Gateways[i])
 	}

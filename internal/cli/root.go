@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -41,24 +42,48 @@ func NewRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
-	root.AddCommand(newRenderCommand(stdin, stdout, stderr), newControllerCommand(stderr), newPlaygroundCommand(stdout, stderr))
+	root.AddCommand(newRenderCommand(stdin, stdout, stderr), newDiffCommand(stdin, stdout, stderr), newExplainCommand(stdout), newControllerCommand(stderr), newPlaygroundCommand(stdout, stderr))
 	return root
 }
 
 // Run executes gantry with args and returns the process exit code.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, extra ...*cobra.Command) int {
+	return RunAs("gantry", args, stdin, stdout, stderr, extra...)
+}
+
+// PluginName is the name kubectl users type when the binary is installed as kubectl-gantry.
+const PluginName = "kubectl gantry"
+
+// NameFor returns the name a binary called as argv0 answers to in help and errors: "kubectl
+// gantry" as a kubectl plugin (kubectl-gantry on the PATH), else "gantry".
+func NameFor(argv0 string) string {
+	if strings.HasPrefix(filepath.Base(argv0), "kubectl-") {
+		return PluginName
+	}
+	return "gantry"
+}
+
+// RunAs is Run for a command that answers to name in its help and errors.
+func RunAs(name string, args []string, stdin io.Reader, stdout, stderr io.Writer, extra ...*cobra.Command) int {
 	root := NewRoot(stdin, stdout, stderr)
+	if name != root.Name() {
+		root.Annotations = map[string]string{cobra.CommandDisplayNameAnnotation: name}
+	}
 	root.AddCommand(extra...)
 	root.SetArgs(args)
 	err := root.Execute()
 	var usage *UsageError
+	var exit *ExitError
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.Is(err, errReported):
+	case errors.Is(err, errReported), errors.Is(err, errChanges):
 		return ExitFailed
+	case errors.As(err, &exit):
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return exit.Code
 	case errors.As(err, &usage) || isCobraUsage(err):
-		fmt.Fprintf(stderr, "Error: %v\nRun 'gantry %s --help' for usage.\n", err, subcommand(args))
+		fmt.Fprintf(stderr, "Error: %v\nRun '%s %s --help' for usage.\n", err, name, subcommand(args))
 		return ExitUsage
 	default:
 		fmt.Fprintf(stderr, "Error: %v\n", err)

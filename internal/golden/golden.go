@@ -94,3 +94,6 @@ func Cases(t *testing.T, dir string) []string {
 	}
 	return names
 }
+
+// Diff shows the first line where want and got part.
+func Diff(want, got string) string { return diff(want, got) }

@@ -30,6 +30,7 @@ import (
 	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/controllers"
 	"gantry.dev/gantry/desired"
+	"gantry.dev/gantry/internal/cluster"
 	"gantry.dev/gantry/internal/explain"
 	"gantry.dev/gantry/internal/testenv"
 	"gantry.dev/gantry/manifests"
@@ -154,14 +155,35 @@ func apply(ctx context.Context, c client.Client, set *manifests.Set) error {
 			return fmt.Errorf("create Namespace %s: %w", ns, err)
 		}
 	}
+	// A manifest's creationTimestamp orders policies of one level (the older is higher); the
+	// API server sets its own. Created in that order, a second apart where the manifests' differ,
+	// the cluster's objects keep the manifests' order, and the playground renders what
+	// `gantry render` renders offline.
+	slices.SortStableFunc(objs, func(a, b client.Object) int {
+		return a.GetCreationTimestamp().Compare(b.GetCreationTimestamp().Time)
+	})
+	var last time.Time
 	for _, o := range objs {
+		if ts := o.GetCreationTimestamp().Time; !ts.IsZero() {
+			if !last.IsZero() && ts.After(last) {
+				waitNextSecond()
+			}
+			last = ts
+		}
 		o.SetResourceVersion("")
-		o.SetCreationTimestamp(metav1.Time{}) // the API server sets it; manifests may carry one for offline ordering
+		o.SetCreationTimestamp(metav1.Time{}) // the API server sets it
 		if err := c.Create(ctx, o); err != nil {
 			return fmt.Errorf("create %T %s: %w", o, client.ObjectKeyFromObject(o), err)
 		}
 	}
 	return nil
+}
+
+// waitNextSecond sleeps until the clock's second changes: creation timestamps have a
+// resolution of one second.
+func waitNextSecond() {
+	now := time.Now()
+	time.Sleep(now.Truncate(time.Second).Add(time.Second).Sub(now))
 }
 
 // settle waits until every Gateway of a Gantry class has a Programmed condition for its
@@ -200,7 +222,7 @@ func settle(ctx context.Context, c client.Client, set *manifests.Set, timeout ti
 
 // report prints, for each Gantry Gateway in the cluster, its objects, status and values.
 func report(ctx context.Context, c client.Client, out io.Writer) error {
-	set, err := fromCluster(ctx, c)
+	set, err := cluster.Read(ctx, c, "")
 	if err != nil {
 		return err
 	}
@@ -277,44 +299,4 @@ func renderedObjects(ctx context.Context, c client.Client, bp *v1alpha1.GatewayC
 		return strings.Compare(a.GetKind()+"/"+a.GetName(), b.GetKind()+"/"+b.GetName())
 	})
 	return out, nil
-}
-
-// fromCluster reads Gantry's inputs back from the API server into a manifests.Set, so the
-// values shown are computed from what the controller saw.
-func fromCluster(ctx context.Context, c client.Client) (*manifests.Set, error) {
-	set := &manifests.Set{Blueprints: map[string]*v1alpha1.GatewayClassBlueprint{}, Classes: map[string]*gwv1.GatewayClass{}, NamespaceLabels: map[string]map[string]string{}}
-	bps := &v1alpha1.GatewayClassBlueprintList{}
-	classes := &gwv1.GatewayClassList{}
-	gws := &gwv1.GatewayList{}
-	routes := &gwv1.HTTPRouteList{}
-	gccs := &v1alpha1.GatewayClassConfigList{}
-	gcs := &v1alpha1.GatewayConfigList{}
-	nss := &corev1.NamespaceList{}
-	for _, l := range []client.ObjectList{bps, classes, gws, routes, gccs, gcs, nss} {
-		if err := c.List(ctx, l); err != nil {
-			return nil, err
-		}
-	}
-	for i := range bps.Items {
-		set.Blueprints[bps.Items[i].Name] = &bps.Items[i]
-	}
-	for i := range classes.Items {
-		set.Classes[classes.Items[i].Name] = &classes.Items[i]
-	}
-	for i := range gws.Items {
-		set.Gateways = append(set.Gateways, &gws.Items[i])
-	}
-	for i := range routes.Items {
-		set.Routes = append(set.Routes, &routes.Items[i])
-	}
-	for i := range gccs.Items {
-		set.GatewayClassConfigs = append(set.GatewayClassConfigs, &gccs.Items[i])
-	}
-	for i := range gcs.Items {
-		set.GatewayConfigs = append(set.GatewayConfigs, &gcs.Items[i])
-	}
-	for _, ns := range nss.Items {
-		set.NamespaceLabels[ns.Name] = ns.Labels
-	}
-	return set, nil
 }

@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"gantry.dev/gantry/controllers"
+	"gantry.dev/gantry/internal/cluster"
+	"gantry.dev/gantry/manifests"
+)
+
+// wrapTransport, set by tests, wraps the transport below the read-only guard, where it sees
+// exactly the requests that reach the API server.
+var wrapTransport func(http.RoundTripper) http.RoundTripper
+
+// clusterOptions are kubectl's flags for reaching a cluster, the ones a read needs.
+type clusterOptions struct {
+	config        *genericclioptions.ConfigFlags
+	allNamespaces bool
+}
+
+func (o *clusterOptions) addFlags(f *pflag.FlagSet) {
+	o.addConfigFlags(f)
+	f.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "look at the Gateways of every namespace")
+}
+
+// addConfigFlags adds --kubeconfig, --context and -n/--namespace.
+func (o *clusterOptions) addConfigFlags(f *pflag.FlagSet) {
+	o.config = genericclioptions.NewConfigFlags(false)
+	kubeconfig, context, namespace := o.config.KubeConfig, o.config.Context, o.config.Namespace
+	// Only these: a read-only command has no use for the others, and they would crowd --help.
+	*o.config = genericclioptions.ConfigFlags{KubeConfig: kubeconfig, Context: context, Namespace: namespace}
+	o.config.AddFlags(f)
+}
+
+// liveCluster is what was read from a cluster.
+type liveCluster struct {
+	client client.Client
+	// namespace is the namespace of the Gateways read; "" for all.
+	namespace string
+	set       *manifests.Set
+}
+
+// read connects through a client that can only read and reads Gantry's inputs. allNamespaces
+// reads the Gateways of every namespace whatever -n says (the command names them itself).
+func (o *clusterOptions) read(ctx context.Context, allNamespaces bool) (*liveCluster, error) {
+	c, err := o.connect()
+	if err != nil {
+		return nil, err
+	}
+	ns := ""
+	if !o.allNamespaces && !allNamespaces {
+		if ns, _, err = o.config.ToRawKubeConfigLoader().Namespace(); err != nil {
+			return nil, err
+		}
+	}
+	set, err := cluster.Read(ctx, c, ns)
+	if err != nil {
+		return nil, fmt.Errorf("read the cluster: %w", err)
+	}
+	return &liveCluster{client: c, namespace: ns, set: set}, nil
+}
+
+// connect returns a client of the cluster the flags name that can only read.
+func (o *clusterOptions) connect() (client.Client, error) {
+	cfg, err := o.config.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS, cfg.Burst = 50, 100 // as kubectl; client-go's default of 5 makes a large read slow
+	if wrapTransport != nil {
+		cfg.Wrap(wrapTransport)
+	}
+	c, err := client.New(cluster.ReadOnly(cfg), client.Options{Scheme: controllers.NewScheme()})
+	if err != nil {
+		return nil, fmt.Errorf("connect to the cluster %s: %w", cfg.Host, err)
+	}
+	return c, nil
+}
+
+// isNamespaced asks the API server for a kind's scope, as the controller does.
+func (l *liveCluster) isNamespaced(gvk schema.GroupVersionKind) (bool, error) {
+	m, err := l.client.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return false, fmt.Errorf("kind %s is not served by the API server (is its CRD installed?)", gvk)
+	}
+	return m.Scope.Name() == meta.RESTScopeNameNamespace, nil
+}

@@ -1,0 +1,436 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/pmezard/go-difflib/difflib"
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	"sigs.k8s.io/yaml"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/controllers"
+	"gantry.dev/gantry/desired"
+	"gantry.dev/gantry/manifests"
+	"gantry.dev/gantry/precedence"
+	"gantry.dev/gantry/render"
+)
+
+// errChanges is diff's answer "something would change" (exit 1).
+var errChanges = errors.New("changes")
+
+// ExitError ends a command with a code of its own (diff's errors exit 2, as kubectl diff's).
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+type diffOptions struct {
+	cluster             clusterOptions
+	gateways            []string
+	output              string
+	controllerNamespace string
+	limits              render.Limits
+	color               string
+}
+
+func newDiffCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	o := &diffOptions{}
+	cmd := &cobra.Command{
+		Use:   "diff [FILE|FOLDER|-]...",
+		Short: "Show what the controller would change in the cluster, with local files laid over it",
+		Long: `Diff reads Gantry's inputs from the cluster, as render --cluster does, lays the files given over
+them (an object of the same kind, namespace and name replaces the cluster's) and shows, for each
+Gateway, what the controller would then do: objects to create, objects to update (a unified diff
+of the object before and after a server-side dry-run apply with field manager gantry, so that
+defaults and other managers' fields do not show), objects to prune, the status that would change
+and the policies whose outcome would change. It writes nothing: every request but the dry-runs
+is a read.
+
+Exit status: 0 when nothing would change, 1 when something would, 2 on error.`,
+		Example: `  gantry diff -A my-policy-edit.yaml
+  gantry diff -n team-a --gateway team-a/web -o json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			err := o.run(cmd.Context(), args, stdin, stdout, stderr)
+			if err != nil && !errors.Is(err, errChanges) {
+				var usage *UsageError
+				if !errors.As(err, &usage) {
+					return &ExitError{Code: 2, Err: err}
+				}
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	o.cluster.addFlags(f)
+	f.StringArrayVar(&o.gateways, "gateway", nil, "look only at this Gateway, as namespace/name (repeatable)")
+	f.StringVarP(&o.output, "output", "o", "text", "output format: text or json")
+	f.StringVar(&o.controllerNamespace, "controller-namespace", desired.DefaultControllerNamespace, "namespace whose GatewayClassConfigs are global")
+	addLimitFlags(f, &o.limits)
+	f.StringVar(&o.color, "color", "auto", "colour the text output: auto (on a terminal, unless NO_COLOR is set), always or never")
+	mustComplete(cmd, "gateway", o.cluster.completeNames(gatewayList))
+	return cmd
+}
+
+// gatewayDiff is what a reconcile of one Gateway would change.
+type gatewayDiff struct {
+	Gateway string `json:"gateway"`
+	// Error is why the Gateway's desired state cannot be computed; nothing is then applied or
+	// pruned, and the status says so.
+	Error    string         `json:"error,omitempty"`
+	Create   []objectChange `json:"create,omitempty"`
+	Update   []objectChange `json:"update,omitempty"`
+	Prune    []objectChange `json:"prune,omitempty"`
+	Conflict []objectChange `json:"conflict,omitempty"`
+	// Status is a unified diff of the Gateway's status (conditions without timestamps).
+	Status   string         `json:"status,omitempty"`
+	Policies []policyChange `json:"policies,omitempty"`
+}
+
+type objectChange struct {
+	Object string `json:"object"`
+	Diff   string `json:"diff,omitempty"`
+}
+
+type policyChange struct {
+	Policy string `json:"policy"`
+	// Route is set for an outcome in a route's chain.
+	Route string `json:"route,omitempty"`
+	From  string `json:"from"`
+	To    string `json:"to"`
+}
+
+func (d *gatewayDiff) empty() bool {
+	return d.Error == "" && len(d.Create)+len(d.Update)+len(d.Prune)+len(d.Conflict)+len(d.Policies) == 0 && d.Status == ""
+}
+
+func (o *diffOptions) run(ctx context.Context, args []string, stdin io.Reader, stdout, _ io.Writer) error {
+	if o.output != "text" && o.output != "json" {
+		return usagef("--output must be text or json, not %q", o.output)
+	}
+	color, err := useColor(o.color, stdout)
+	if err != nil {
+		return err
+	}
+	for _, g := range o.gateways {
+		if ns, name, ok := strings.Cut(g, "/"); !ok || ns == "" || name == "" {
+			return usagef("--gateway must be namespace/name, not %q", g)
+		}
+	}
+	local, err := manifests.Load(args, stdin)
+	if err != nil {
+		return err
+	}
+	live, err := o.cluster.read(ctx, len(o.gateways) > 0)
+	if err != nil {
+		return err
+	}
+	set := live.set.With(local)
+	gateways, err := selectGateways(set, o.gateways, live)
+	if err != nil {
+		return err
+	}
+	var diffs []*gatewayDiff
+	for _, gw := range gateways {
+		d, err := o.diffGateway(ctx, live, set, gw)
+		if err != nil {
+			return fmt.Errorf("Gateway %s/%s: %w", gw.Namespace, gw.Name, err)
+		}
+		if !d.empty() {
+			diffs = append(diffs, d)
+		}
+	}
+	if o.output == "json" {
+		b, err := json.MarshalIndent(map[string]any{"gateways": append([]*gatewayDiff{}, diffs...)}, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s\n", b)
+	} else {
+		var b strings.Builder
+		for _, d := range diffs {
+			printDiff(&b, d)
+		}
+		text := b.String()
+		if color {
+			text = colorize(text)
+		}
+		io.WriteString(stdout, text)
+	}
+	if len(diffs) > 0 {
+		return errChanges
+	}
+	return nil
+}
+
+// diffGateway computes what a reconcile of gw would change: the render and status with the
+// merged inputs, compared with the cluster; policy outcomes compared with the render of the
+// cluster's inputs alone.
+func (o *diffOptions) diffGateway(ctx context.Context, live *liveCluster, set *manifests.Set, gw *gwv1.Gateway) (*gatewayDiff, error) {
+	d := &gatewayDiff{Gateway: gw.Namespace + "/" + gw.Name}
+	in := o.input(live, set, gw)
+	res, renderErr := desired.Gateway(in)
+
+	// Policies: the outcomes with the cluster's inputs, against those with the local files.
+	var before *desired.Result
+	if i := slices.IndexFunc(live.set.Gateways, func(g *gwv1.Gateway) bool { return g.Namespace == gw.Namespace && g.Name == gw.Name }); i >= 0 {
+		before, _ = desired.Gateway(o.input(live, live.set, live.set.Gateways[i]))
+	}
+	d.Policies = policyChanges(before, res)
+
+	// Status: what the controller would write, against what is there (a Gateway only in the
+	// local files has none yet).
+	next := controllers.GatewayStatus(gw, res, renderErr)
+	d.Status = unified("status", statusView(gw.Status), statusView(next))
+
+	if renderErr != nil {
+		d.Error = renderErr.Error()
+		return d, nil
+	}
+	objs, err := controllers.ToApply(gw, in.Routes, res.Objects)
+	if err != nil {
+		return nil, err
+	}
+	owned := set.Owned(gw)
+	byKey := map[string]*unstructured.Unstructured{}
+	for _, u := range owned {
+		byKey[describe(u)] = u
+	}
+	for _, want := range objs {
+		name := describe(want)
+		if have, ok := byKey[name]; ok {
+			if controllers.Unchanged(have, want) {
+				continue
+			}
+			after, err := dryRun(ctx, live.client, want)
+			if err != nil {
+				return nil, err
+			}
+			if diff := unified(name, comparable(have), comparable(after)); diff != "" {
+				d.Update = append(d.Update, objectChange{Object: name, Diff: diff})
+			}
+			continue
+		}
+		// Not among the Gateway's objects: it may exist without being Gantry's.
+		existing := &unstructured.Unstructured{}
+		existing.SetGroupVersionKind(want.GroupVersionKind())
+		err := live.client.Get(ctx, client.ObjectKeyFromObject(want), existing)
+		switch {
+		case apierrors.IsNotFound(err):
+			created := want
+			if gw.UID != "" { // a Gateway not in the cluster has no UID for the owner reference
+				if created, err = dryRun(ctx, live.client, want); err != nil {
+					return nil, err
+				}
+			}
+			d.Create = append(d.Create, objectChange{Object: name, Diff: added(comparable(created))})
+		case err != nil:
+			return nil, fmt.Errorf("get %s: %w", name, err)
+		default:
+			d.Conflict = append(d.Conflict, objectChange{Object: name, Diff: fmt.Sprintf("%s exists and is not Gateway %s's (owner annotation %q); the controller would not take it over",
+				name, d.Gateway, existing.GetAnnotations()[v1alpha1.AnnotationOwner])})
+		}
+	}
+	for _, u := range controllers.ToPrune(in, res, objs, owned) {
+		d.Prune = append(d.Prune, objectChange{Object: describe(u)})
+	}
+	return d, nil
+}
+
+func (o *diffOptions) input(live *liveCluster, set *manifests.Set, gw *gwv1.Gateway) *desired.Input {
+	in := set.Input(gw, o.controllerNamespace)
+	in.Limits = o.limits
+	in.IsNamespaced = live.isNamespaced
+	return in
+}
+
+// dryRun applies obj as the controller does (field manager gantry, forcing ownership), as a
+// server-side dry-run, and returns the object the API server would store.
+func dryRun(ctx context.Context, c client.Client, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	u := obj.DeepCopy()
+	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(controllers.FieldManager), client.ForceOwnership, client.DryRunAll); err != nil {
+		return nil, fmt.Errorf("dry-run apply %s: %w", describe(obj), err)
+	}
+	return u, nil
+}
+
+func describe(u *unstructured.Unstructured) string {
+	if u.GetNamespace() == "" {
+		return u.GetKind() + " " + u.GetName()
+	}
+	return u.GetKind() + " " + u.GetNamespace() + "/" + u.GetName()
+}
+
+// comparable is an object's YAML without what the API server sets (managed fields,
+// resourceVersion, generation, uid, creationTimestamp) and without status, which the
+// controller does not write.
+func comparable(u *unstructured.Unstructured) string {
+	c := u.DeepCopy()
+	c.SetManagedFields(nil)
+	c.SetResourceVersion("")
+	c.SetGeneration(0)
+	// Set once by the API server, never by an apply: context lines that would vary by cluster.
+	c.SetUID("")
+	c.SetCreationTimestamp(metav1.Time{})
+	delete(c.Object, "status")
+	b, err := yaml.Marshal(c.Object)
+	if err != nil {
+		return fmt.Sprintf("# %v\n", err)
+	}
+	return string(b)
+}
+
+// statusView is the part of a Gateway's status a reconcile decides: conditions without their
+// timestamps, addresses and listeners.
+func statusView(st gwv1.GatewayStatus) string {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&st)
+	if err != nil {
+		return fmt.Sprintf("# %v\n", err)
+	}
+	dropTimestamps(m)
+	b, err := yaml.Marshal(m)
+	if err != nil {
+		return fmt.Sprintf("# %v\n", err)
+	}
+	return string(b)
+}
+
+// dropTimestamps removes every condition's lastTransitionTime: when a condition last changed
+// is not something a reconcile decides.
+func dropTimestamps(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		delete(v, "lastTransitionTime")
+		for _, e := range v {
+			dropTimestamps(e)
+		}
+	case []any:
+		for _, e := range v {
+			dropTimestamps(e)
+		}
+	}
+}
+
+// unified is a unified diff of two texts, "" when they are equal.
+func unified(name, a, b string) string {
+	if a == b {
+		return ""
+	}
+	s, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: difflib.SplitLines(a), B: difflib.SplitLines(b),
+		FromFile: name + " (live)", ToFile: name + " (after apply)", Context: 3,
+	})
+	if err != nil {
+		return err.Error()
+	}
+	return s
+}
+
+// added shows a new object's text as the added lines of a diff.
+func added(text string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(text, "\n") {
+		if l != "" {
+			b.WriteString("+" + l)
+		}
+	}
+	return b.String()
+}
+
+// policyChanges compares the outcome of each policy, for the Gateway and each of its routes.
+func policyChanges(before, after *desired.Result) []policyChange {
+	type key struct {
+		route string
+		ref   precedence.Ref
+	}
+	outcomes := func(res *desired.Result) map[key]precedence.State {
+		m := map[key]precedence.State{}
+		if res == nil {
+			return m
+		}
+		if res.Values != nil {
+			for _, o := range res.Values.Outcomes {
+				m[key{"", o.Ref}] = o.State
+			}
+		}
+		for _, r := range res.Routes {
+			if r.Values != nil {
+				for _, o := range r.Values.Outcomes {
+					m[key{r.NamespacedName.String(), o.Ref}] = o.State
+				}
+			}
+		}
+		return m
+	}
+	was, now := outcomes(before), outcomes(after)
+	var out []policyChange
+	// A policy that does not apply, before or after, is no news: every policy of the inputs
+	// has an outcome for every Gateway, most of them NotApplicable.
+	quiet := func(a, b precedence.State) bool {
+		return a == b || (a == "" || a == precedence.StateNotApplicable) && (b == "" || b == precedence.StateNotApplicable)
+	}
+	for k, s := range now {
+		if !quiet(was[k], s) {
+			out = append(out, policyChange{Policy: k.ref.String(), Route: k.route, From: string(orNone(was[k])), To: string(s)})
+		}
+	}
+	for k, s := range was {
+		if _, ok := now[k]; !ok && !quiet(s, "") {
+			out = append(out, policyChange{Policy: k.ref.String(), Route: k.route, From: string(s), To: "(gone)"})
+		}
+	}
+	slices.SortFunc(out, func(a, b policyChange) int { return strings.Compare(a.Route+" "+a.Policy, b.Route+" "+b.Policy) })
+	return out
+}
+
+func orNone(s precedence.State) precedence.State {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func printDiff(w io.Writer, d *gatewayDiff) {
+	fmt.Fprintf(w, "# Gateway %s\n", d.Gateway)
+	if d.Error != "" {
+		for _, l := range strings.Split(d.Error, "\n") {
+			fmt.Fprintf(w, "! cannot render, nothing would be applied or pruned: %s\n", l)
+		}
+	}
+	for _, c := range d.Create {
+		fmt.Fprintf(w, "+ create %s\n%s", c.Object, c.Diff)
+	}
+	for _, c := range d.Update {
+		fmt.Fprintf(w, "~ update %s\n%s", c.Object, c.Diff)
+	}
+	for _, c := range d.Prune {
+		fmt.Fprintf(w, "- prune %s\n", c.Object)
+	}
+	for _, c := range d.Conflict {
+		fmt.Fprintf(w, "! conflict: %s\n", c.Diff)
+	}
+	if d.Status != "" {
+		fmt.Fprintf(w, "~ status of Gateway %s\n%s", d.Gateway, d.Status)
+	}
+	for _, p := range d.Policies {
+		where := ""
+		if p.Route != "" {
+			where = " for HTTPRoute " + p.Route
+		}
+		fmt.Fprintf(w, "~ policy %s%s: %s -> %s\n", p.Policy, where, p.From, p.To)
+	}
+}

@@ -1,0 +1,327 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/desired"
+	"gantry.dev/gantry/internal/cluster"
+	"gantry.dev/gantry/internal/explain"
+)
+
+type explainOptions struct {
+	cluster             clusterOptions
+	controllerNamespace string
+}
+
+func newExplainCommand(stdout io.Writer) *cobra.Command {
+	o := &explainOptions{}
+	cmd := &cobra.Command{
+		Use:   "explain gateway|policy|route NAMESPACE/NAME",
+		Short: "Explain, from the cluster, a Gateway, a policy or an HTTPRoute",
+		Long: `Explain reads one object and what it depends on from the cluster (only reading, and only what
+that object needs: no list of every Gateway or policy) and prints:
+
+  gateway   its class and blueprint, conditions, listeners and addresses, the effective values
+            with the policy that set each one and what it shadowed, every policy that reaches
+            it with its level and outcome, and its rendered objects with their readiness;
+  policy    its target and, per Gateway it reaches, its outcome there (its GEP-713 status);
+  route     its parents and conditions and, per Gantry Gateway, its effective values and objects.`,
+	}
+	pf := cmd.PersistentFlags()
+	o.cluster.addConfigFlags(pf)
+	pf.StringVar(&o.controllerNamespace, "controller-namespace", desired.DefaultControllerNamespace, "namespace whose GatewayClassConfigs are global")
+	for _, sub := range []struct {
+		use, short string
+		run        func(ctx context.Context, c client.Client, key types.NamespacedName, w io.Writer) error
+		complete   cobra.CompletionFunc
+	}{
+		{"gateway NAMESPACE/NAME", "Explain a Gateway: class, status, values and their policies, objects", o.gateway, o.cluster.completeNames(gatewayList)},
+		{"policy NAMESPACE/NAME", "Explain a GatewayConfig or GatewayClassConfig: the Gateways it reaches and its outcome there", o.policy, o.cluster.completeNames(gatewayConfigList, gatewayClassConfigList)},
+		{"route NAMESPACE/NAME", "Explain an HTTPRoute: its parents, and its values and objects per Gantry Gateway", o.route, o.cluster.completeNames(routeList)},
+	} {
+		cmd.AddCommand(&cobra.Command{
+			Use:   sub.use,
+			Short: sub.short,
+			Args:  cobra.ExactArgs(1),
+			ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+				if len(args) > 0 {
+					return nil, cobra.ShellCompDirectiveNoFileComp
+				}
+				return sub.complete(cmd, args, toComplete)
+			},
+			RunE: func(cmd *cobra.Command, args []string) error {
+				ns, name, ok := strings.Cut(args[0], "/")
+				if !ok || ns == "" || name == "" {
+					return usagef("name the object as namespace/name, not %q", args[0])
+				}
+				live, err := o.cluster.connect()
+				if err != nil {
+					return err
+				}
+				return sub.run(cmd.Context(), live, types.NamespacedName{Namespace: ns, Name: name}, stdout)
+			},
+		})
+	}
+	return cmd
+}
+
+func (o *explainOptions) gateway(ctx context.Context, c client.Client, key types.NamespacedName, w io.Writer) error {
+	set, err := cluster.ReadGateway(ctx, c, key, o.controllerNamespace)
+	if err != nil {
+		return err
+	}
+	gw := set.Gateways[0]
+	fmt.Fprintf(w, "Gateway %s\n", key)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "Class:\t%s\n", gw.Spec.GatewayClassName)
+	in := set.Input(gw, o.controllerNamespace)
+	bp := "(none)"
+	if in.Blueprint != nil {
+		bp = in.Blueprint.Name
+	} else if in.Class != nil && in.Class.Spec.ControllerName != v1alpha1.ControllerName {
+		bp = fmt.Sprintf("(the class is controller %s's, not Gantry's)", in.Class.Spec.ControllerName)
+	}
+	fmt.Fprintf(tw, "Blueprint:\t%s\n", bp)
+	addrs := make([]string, 0, len(gw.Status.Addresses))
+	for _, a := range gw.Status.Addresses {
+		addrs = append(addrs, a.Value)
+	}
+	fmt.Fprintf(tw, "Addresses:\t%s\n", orDash(strings.Join(addrs, ", ")))
+	tw.Flush()
+	fmt.Fprintln(w, "Conditions:")
+	writeConditions(w, gw.Status.Conditions)
+	fmt.Fprintln(w, "Listeners:")
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, l := range gw.Spec.Listeners {
+		attached, programmed := "-", "-"
+		if i := slices.IndexFunc(gw.Status.Listeners, func(s gwv1.ListenerStatus) bool { return s.Name == l.Name }); i >= 0 {
+			attached = fmt.Sprint(gw.Status.Listeners[i].AttachedRoutes)
+			if c := findCondition(gw.Status.Listeners[i].Conditions, string(gwv1.ListenerConditionProgrammed)); c != nil {
+				programmed = string(c.Status)
+			}
+		}
+		host := "*"
+		if l.Hostname != nil {
+			host = string(*l.Hostname)
+		}
+		fmt.Fprintf(tw, "  %s\t%d/%s\t%s routes\thostname %s\tprogrammed %s\n", l.Name, l.Port, l.Protocol, attached, host, programmed)
+	}
+	tw.Flush()
+
+	if in.Class != nil && in.Class.Spec.ControllerName == v1alpha1.ControllerName {
+		in.IsNamespaced = (&liveCluster{client: c}).isNamespaced
+		res, err := desired.Gateway(in)
+		if res != nil && res.Values != nil {
+			fmt.Fprintln(w, "\nValues (as the controller computes them now):")
+			explain.Write(w, set.ExplainTargets(res.Values))
+		}
+		if err != nil {
+			fmt.Fprintf(w, "\nThe desired state cannot be computed: %v\n", err)
+		}
+	}
+	fmt.Fprintln(w, "\nRendered objects:")
+	writeObjects(w, set.Owned(gw))
+	return nil
+}
+
+func (o *explainOptions) policy(ctx context.Context, c client.Client, key types.NamespacedName, w io.Writer) error {
+	found := false
+	for _, p := range []v1alpha1.Policy{&v1alpha1.GatewayConfig{}, &v1alpha1.GatewayClassConfig{}} {
+		obj := p.(client.Object)
+		if err := c.Get(ctx, key, obj); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return fmt.Errorf("get %T %s: %w", p, key, err)
+		}
+		kind, status := "GatewayConfig", (*v1alpha1.PolicyStatus)(nil)
+		switch p := p.(type) {
+		case *v1alpha1.GatewayConfig:
+			status = &p.Status
+		case *v1alpha1.GatewayClassConfig:
+			kind, status = "GatewayClassConfig", &p.Status
+		}
+		if found {
+			fmt.Fprintln(w)
+		}
+		found = true
+		ref := p.GetTargetRef()
+		fmt.Fprintf(w, "%s %s\n", kind, key)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintf(tw, "Target:\t%s %s\n", ref.Kind, ref.Name)
+		tw.Flush()
+		fmt.Fprintln(w, "Reaches (its status, as the controller wrote it):")
+		if len(status.Ancestors) == 0 {
+			fmt.Fprintln(w, "  no Gateway")
+		}
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, a := range status.Ancestors {
+			ns := key.Namespace
+			if a.AncestorRef.Namespace != nil {
+				ns = string(*a.AncestorRef.Namespace)
+			}
+			kind := "Gateway"
+			if a.AncestorRef.Kind != nil {
+				kind = string(*a.AncestorRef.Kind)
+			}
+			for _, cond := range slices.SortedStableFunc(slices.Values(a.Conditions), func(a, b metav1.Condition) int { return strings.Compare(a.Type, b.Type) }) {
+				fmt.Fprintf(tw, "%s %s/%s\t%s\t%s\t%s\t%s\n", kind, ns, a.AncestorRef.Name, cond.Type, cond.Status, cond.Reason, cond.Message)
+			}
+		}
+		tw.Flush()
+	}
+	if !found {
+		return fmt.Errorf("no GatewayConfig or GatewayClassConfig %s", key)
+	}
+	return nil
+}
+
+func (o *explainOptions) route(ctx context.Context, c client.Client, key types.NamespacedName, w io.Writer) error {
+	route := &gwv1.HTTPRoute{}
+	if err := c.Get(ctx, key, route); err != nil {
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("HTTPRoute %s not found", key)
+		}
+		return fmt.Errorf("get HTTPRoute %s: %w", key, err)
+	}
+	fmt.Fprintf(w, "HTTPRoute %s\n", key)
+	for _, p := range route.Status.Parents {
+		ns := key.Namespace
+		if p.ParentRef.Namespace != nil {
+			ns = string(*p.ParentRef.Namespace)
+		}
+		fmt.Fprintf(w, "Parent %s/%s (controller %s):\n", ns, p.ParentRef.Name, p.ControllerName)
+		writeConditions(w, p.Conditions)
+	}
+	for _, p := range route.Spec.ParentRefs {
+		if p.Kind != nil && *p.Kind != "Gateway" {
+			continue
+		}
+		gwKey := types.NamespacedName{Namespace: key.Namespace, Name: string(p.Name)}
+		if p.Namespace != nil {
+			gwKey.Namespace = string(*p.Namespace)
+		}
+		set, err := cluster.ReadGateway(ctx, c, gwKey, o.controllerNamespace)
+		if err != nil {
+			fmt.Fprintf(w, "\nGateway %s: %v\n", gwKey, err)
+			continue
+		}
+		gw := set.Gateways[0]
+		if !set.Serves(gw) {
+			continue
+		}
+		in := set.Input(gw, o.controllerNamespace)
+		in.IsNamespaced = (&liveCluster{client: c}).isNamespaced
+		res, err := desired.Gateway(in)
+		if err != nil {
+			fmt.Fprintf(w, "\nGateway %s cannot be rendered: %v\n", gwKey, err)
+			continue
+		}
+		for _, r := range res.Routes {
+			if r.NamespacedName != key {
+				continue
+			}
+			if !r.Accepted {
+				fmt.Fprintf(w, "\nOn Gateway %s: not accepted (%s): %s\n", gwKey, r.Reason, r.Message)
+				continue
+			}
+			if r.Values != nil {
+				fmt.Fprintf(w, "\nValues on Gateway %s:\n", gwKey)
+				explain.Write(w, set.ExplainTargets(r.Values))
+			}
+			if r.Err != nil {
+				fmt.Fprintf(w, "The route's objects cannot be rendered: %v\n", r.Err)
+			}
+		}
+		var objs []*unstructured.Unstructured
+		for _, u := range set.Owned(gw) {
+			if u.GetLabels()[v1alpha1.LabelHTTPRoute] == desired.LabelValue(key.Name) && (u.GetNamespace() == key.Namespace || u.GetNamespace() == "") {
+				objs = append(objs, u)
+			}
+		}
+		fmt.Fprintf(w, "\nRendered objects on Gateway %s:\n", gwKey)
+		writeObjects(w, objs)
+	}
+	return nil
+}
+
+func writeConditions(w io.Writer, conds []metav1.Condition) {
+	if len(conds) == 0 {
+		fmt.Fprintln(w, "  (none)")
+		return
+	}
+	// By type: the order conditions are stored in says when each was first set, nothing more.
+	conds = slices.SortedStableFunc(slices.Values(conds), func(a, b metav1.Condition) int { return strings.Compare(a.Type, b.Type) })
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, c := range conds {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", c.Type, c.Status, c.Reason, c.Message)
+	}
+	tw.Flush()
+}
+
+func writeObjects(w io.Writer, objs []*unstructured.Unstructured) {
+	if len(objs) == 0 {
+		fmt.Fprintln(w, "  (none)")
+		return
+	}
+	slices.SortFunc(objs, func(a, b *unstructured.Unstructured) int { return strings.Compare(describe(a), describe(b)) })
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tNAME\tTEMPLATE\tREADY")
+	for _, u := range objs {
+		name := u.GetName()
+		if u.GetNamespace() != "" {
+			name = u.GetNamespace() + "/" + name
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", u.GetKind(), name, u.GetLabels()[v1alpha1.LabelTemplate], readiness(u))
+	}
+	tw.Flush()
+}
+
+// readiness reads an object's Ready or Available condition, the two that kinds commonly
+// report; "-" when it has neither (a Service, or an object no controller reconciled yet).
+func readiness(u *unstructured.Unstructured) string {
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, want := range []string{"Ready", "Available"} {
+		for _, c := range conds {
+			m, _ := c.(map[string]any)
+			if m["type"] == want {
+				s := fmt.Sprintf("%s=%v", want, m["status"])
+				if r, _ := m["reason"].(string); r != "" && m["status"] != "True" {
+					s += " (" + r + ")"
+				}
+				return s
+			}
+		}
+	}
+	return "-"
+}
+
+func findCondition(conds []metav1.Condition, typ string) *metav1.Condition {
+	for i := range conds {
+		if conds[i].Type == typ {
+			return &conds[i]
+		}
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

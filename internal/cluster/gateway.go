@@ -1,0 +1,198 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/controllers"
+	"gantry.dev/gantry/desired"
+	"gantry.dev/gantry/manifests"
+)
+
+// ReadGateway reads what one Gateway's desired state depends on, and no more: the Gateway, its
+// class and blueprint, the policies of the namespaces that can reach it (the controller's and
+// its own, and those of its routes), its routes (of its own namespace unless a listener admits
+// others), and the objects carrying its gateway-name label. Nothing is listed cluster-wide but
+// routes a listener admits from every namespace, so that it stays quick on a large cluster.
+func ReadGateway(ctx context.Context, c client.Client, key types.NamespacedName, controllerNamespace string) (*manifests.Set, error) {
+	set := manifests.NewSet()
+	set.Proof = func(gw *gwv1.Gateway, o *unstructured.Unstructured) bool {
+		return controllers.Proves(gw, set.Routes, o)
+	}
+	gw := &gwv1.Gateway{}
+	if err := c.Get(ctx, key, gw); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("Gateway %s not found", key)
+		}
+		return nil, fmt.Errorf("get Gateway %s: %w", key, err)
+	}
+	set.Gateways = []*gwv1.Gateway{gw}
+	class := &gwv1.GatewayClass{}
+	switch err := c.Get(ctx, client.ObjectKey{Name: string(gw.Spec.GatewayClassName)}, class); {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return nil, fmt.Errorf("get GatewayClass %s: %w", gw.Spec.GatewayClassName, err)
+	default:
+		set.Classes[class.Name] = class
+	}
+	var bp *v1alpha1.GatewayClassBlueprint
+	if name, err := desired.BlueprintName(class); err == nil && set.Classes[class.Name] != nil {
+		bp = &v1alpha1.GatewayClassBlueprint{}
+		switch err := c.Get(ctx, client.ObjectKey{Name: name}, bp); {
+		case apierrors.IsNotFound(err):
+			bp = nil
+		case err != nil:
+			return nil, fmt.Errorf("get GatewayClassBlueprint %s: %w", name, err)
+		default:
+			set.Blueprints[name] = bp
+		}
+	}
+
+	routes := &gwv1.HTTPRouteList{}
+	var opts []client.ListOption
+	if onlyOwnNamespace(gw) {
+		opts = append(opts, client.InNamespace(gw.Namespace))
+	}
+	if err := c.List(ctx, routes, opts...); err != nil {
+		return nil, fmt.Errorf("list HTTPRoutes: %w", err)
+	}
+	namespaces := []string{gw.Namespace}
+	for i := range routes.Items {
+		r := &routes.Items[i]
+		if parentOf(r, gw) {
+			set.Routes = append(set.Routes, r)
+			if !slices.Contains(namespaces, r.Namespace) {
+				namespaces = append(namespaces, r.Namespace)
+			}
+		}
+	}
+	all := []string{controllerNamespace}
+	for _, ns := range namespaces {
+		if !slices.Contains(all, ns) {
+			all = append(all, ns)
+		}
+	}
+	for _, ns := range all {
+		gccs := &v1alpha1.GatewayClassConfigList{}
+		if ns == controllerNamespace || ns == gw.Namespace {
+			if err := c.List(ctx, gccs, client.InNamespace(ns)); err != nil {
+				return nil, fmt.Errorf("list GatewayClassConfigs in %s: %w", ns, err)
+			}
+		}
+		for i := range gccs.Items {
+			if !slices.ContainsFunc(set.GatewayClassConfigs, func(p *v1alpha1.GatewayClassConfig) bool { return p.Namespace == ns && p.Name == gccs.Items[i].Name }) {
+				set.GatewayClassConfigs = append(set.GatewayClassConfigs, &gccs.Items[i])
+			}
+		}
+		if ns == controllerNamespace && ns != gw.Namespace {
+			continue // GatewayConfigs apply in their own namespace only
+		}
+		gcs := &v1alpha1.GatewayConfigList{}
+		if err := c.List(ctx, gcs, client.InNamespace(ns)); err != nil {
+			return nil, fmt.Errorf("list GatewayConfigs in %s: %w", ns, err)
+		}
+		for i := range gcs.Items {
+			set.GatewayConfigs = append(set.GatewayConfigs, &gcs.Items[i])
+		}
+	}
+	if err := namespaceLabels(ctx, c, gw, namespaces, set); err != nil {
+		return nil, err
+	}
+	if bp != nil {
+		live, err := renderedBy(ctx, c, bp, gw)
+		if err != nil {
+			return nil, err
+		}
+		set.Live = live
+	}
+	return set, nil
+}
+
+// onlyOwnNamespace reports whether every listener admits routes of the Gateway's namespace
+// only (Gateway API's default).
+func onlyOwnNamespace(gw *gwv1.Gateway) bool {
+	for _, l := range gw.Spec.Listeners {
+		if ar := l.AllowedRoutes; ar != nil && ar.Namespaces != nil && ar.Namespaces.From != nil && *ar.Namespaces.From != gwv1.NamespacesFromSame {
+			return false
+		}
+	}
+	return true
+}
+
+func parentOf(r *gwv1.HTTPRoute, gw *gwv1.Gateway) bool {
+	for _, p := range r.Spec.ParentRefs {
+		ns := r.Namespace
+		if p.Namespace != nil {
+			ns = string(*p.Namespace)
+		}
+		if ns == gw.Namespace && string(p.Name) == gw.Name && (p.Kind == nil || *p.Kind == "Gateway") {
+			return true
+		}
+	}
+	return false
+}
+
+// namespaceLabels reads the labels of the namespaces involved, or of all when a listener
+// selects route namespaces by label.
+func namespaceLabels(ctx context.Context, c client.Client, gw *gwv1.Gateway, namespaces []string, set *manifests.Set) error {
+	selects := false
+	for _, l := range gw.Spec.Listeners {
+		if ar := l.AllowedRoutes; ar != nil && ar.Namespaces != nil && ar.Namespaces.From != nil && *ar.Namespaces.From == gwv1.NamespacesFromSelector {
+			selects = true
+		}
+	}
+	if selects {
+		nss := &corev1.NamespaceList{}
+		if err := c.List(ctx, nss); err != nil {
+			return fmt.Errorf("list Namespaces: %w", err)
+		}
+		for _, ns := range nss.Items {
+			set.NamespaceLabels[ns.Name] = ns.Labels
+		}
+		return nil
+	}
+	for _, name := range namespaces {
+		ns := &corev1.Namespace{}
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, ns); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return fmt.Errorf("get Namespace %s: %w", name, err)
+		}
+		set.NamespaceLabels[ns.Name] = ns.Labels
+	}
+	return nil
+}
+
+// renderedBy lists the objects with the Gateway's gateway-name label and Gantry's template
+// label, of the kinds the blueprint records; manifests.Set.Owned keeps the Gateway's own.
+func renderedBy(ctx context.Context, c client.Client, bp *v1alpha1.GatewayClassBlueprint, gw *gwv1.Gateway) ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	for _, k := range bp.Status.RenderedKinds {
+		gvk := schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind}
+		l := &unstructured.UnstructuredList{}
+		l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err := c.List(ctx, l, client.MatchingLabels{v1alpha1.LabelGatewayName: desired.LabelValue(gw.Name)}, client.HasLabels{v1alpha1.LabelTemplate}); err != nil {
+			if meta.IsNoMatchError(err) {
+				continue
+			}
+			return nil, fmt.Errorf("list %s of Gateway %s/%s: %w", gvk.Kind, gw.Namespace, gw.Name, err)
+		}
+		for i := range l.Items {
+			l.Items[i].SetManagedFields(nil)
+			out = append(out, &l.Items[i])
+		}
+	}
+	return out, nil
+}

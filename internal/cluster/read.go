@@ -1,0 +1,116 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/selection"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/controllers"
+	"gantry.dev/gantry/manifests"
+)
+
+// Read reads from the API server what the controller gathers: blueprints, GatewayClasses,
+// policies, HTTPRoutes, namespaces, the Gateways of namespace ("" for all) and the objects
+// Gantry rendered (those with its template label, of the kinds the blueprints record), which
+// stand for .Resources and for what a reconcile may prune.
+func Read(ctx context.Context, c client.Client, namespace string) (*manifests.Set, error) {
+	set := manifests.NewSet()
+	set.Proof = func(gw *gwv1.Gateway, o *unstructured.Unstructured) bool {
+		return controllers.Proves(gw, set.Routes, o)
+	}
+	bps := &v1alpha1.GatewayClassBlueprintList{}
+	classes := &gwv1.GatewayClassList{}
+	gws := &gwv1.GatewayList{}
+	routes := &gwv1.HTTPRouteList{}
+	gccs := &v1alpha1.GatewayClassConfigList{}
+	gcs := &v1alpha1.GatewayConfigList{}
+	nss := &corev1.NamespaceList{}
+	for _, l := range []struct {
+		what string
+		list client.ObjectList
+		opts []client.ListOption
+	}{
+		{"GatewayClassBlueprints", bps, nil},
+		{"GatewayClasses", classes, nil},
+		{"Gateways", gws, []client.ListOption{client.InNamespace(namespace)}},
+		{"HTTPRoutes", routes, nil},
+		{"GatewayClassConfigs", gccs, nil},
+		{"GatewayConfigs", gcs, nil},
+		{"Namespaces", nss, nil},
+	} {
+		if err := c.List(ctx, l.list, l.opts...); err != nil {
+			return nil, fmt.Errorf("list %s: %w", l.what, err)
+		}
+	}
+	for i := range bps.Items {
+		set.Blueprints[bps.Items[i].Name] = &bps.Items[i]
+	}
+	for i := range classes.Items {
+		set.Classes[classes.Items[i].Name] = &classes.Items[i]
+	}
+	for i := range gws.Items {
+		set.Gateways = append(set.Gateways, &gws.Items[i])
+	}
+	for i := range routes.Items {
+		set.Routes = append(set.Routes, &routes.Items[i])
+	}
+	for i := range gccs.Items {
+		set.GatewayClassConfigs = append(set.GatewayClassConfigs, &gccs.Items[i])
+	}
+	for i := range gcs.Items {
+		set.GatewayConfigs = append(set.GatewayConfigs, &gcs.Items[i])
+	}
+	for _, ns := range nss.Items {
+		set.NamespaceLabels[ns.Name] = ns.Labels
+	}
+	live, err := rendered(ctx, c, bps.Items)
+	if err != nil {
+		return nil, err
+	}
+	set.Live = live
+	return set, nil
+}
+
+// rendered lists the objects with Gantry's template label, of every kind a blueprint records
+// in status.renderedKinds (the kinds the controller watches), once per kind.
+func rendered(ctx context.Context, c client.Client, bps []v1alpha1.GatewayClassBlueprint) ([]*unstructured.Unstructured, error) {
+	req, err := labels.NewRequirement(v1alpha1.LabelTemplate, selection.Exists, nil)
+	if err != nil {
+		return nil, err
+	}
+	selector := labels.NewSelector().Add(*req)
+	seen := map[schema.GroupKind]bool{}
+	var out []*unstructured.Unstructured
+	for _, bp := range bps {
+		for _, k := range bp.Status.RenderedKinds {
+			gvk := schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind}
+			if seen[gvk.GroupKind()] {
+				continue
+			}
+			seen[gvk.GroupKind()] = true
+			l := &unstructured.UnstructuredList{}
+			l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+			if err := c.List(ctx, l, client.MatchingLabelsSelector{Selector: selector}); err != nil {
+				if meta.IsNoMatchError(err) {
+					continue // the kind's CRD is gone: nothing of it can exist
+				}
+				return nil, fmt.Errorf("list %s rendered by Gantry: %w", gvk.Kind, err)
+			}
+			for i := range l.Items {
+				u := &l.Items[i]
+				u.SetManagedFields(nil) // as the controller's cache holds them
+				out = append(out, u)
+			}
+		}
+	}
+	return out, nil
+}
