@@ -56,8 +56,11 @@ const className = "gantry-conformance"
 var coreTests = []string{
 	"GatewayClassObservedGenerationBump",
 	"GatewayInvalidRouteKind",
+	"GatewayInvalidTLSConfiguration",
 	"GatewayModifyListeners",
 	"GatewayObservedGenerationBump",
+	"GatewaySecretInvalidReferenceGrant",
+	"GatewaySecretMissingReferenceGrant",
 	"GatewaySecretReferenceGrantAllInNamespace",
 	"GatewaySecretReferenceGrantSpecific",
 	"HTTPRouteInvalidCrossNamespaceParentRef",

@@ -134,14 +134,21 @@ func listenerStatus(gw *gwv1.Gateway, res *desired.Result, programmed metav1.Con
 		gen := gw.Generation
 		meta.SetStatusCondition(&ls.Conditions, metav1.Condition{Type: string(gwv1.ListenerConditionAccepted), Status: metav1.ConditionTrue, Reason: string(gwv1.ListenerReasonAccepted), ObservedGeneration: gen})
 		resolved := metav1.Condition{Type: string(gwv1.ListenerConditionResolvedRefs), Status: metav1.ConditionTrue, Reason: string(gwv1.ListenerReasonResolvedRefs), ObservedGeneration: gen}
-		if l.Invalid != "" {
+		switch {
+		case l.RefReason != "":
+			resolved.Status, resolved.Reason, resolved.Message = metav1.ConditionFalse, string(l.RefReason), l.RefMessage
+		case l.Invalid != "":
 			resolved.Status, resolved.Reason, resolved.Message = metav1.ConditionFalse, string(gwv1.ListenerReasonInvalidRouteKinds), l.Invalid
 		}
 		meta.SetStatusCondition(&ls.Conditions, resolved)
 		meta.SetStatusCondition(&ls.Conditions, metav1.Condition{Type: string(gwv1.ListenerConditionConflicted), Status: metav1.ConditionFalse, Reason: string(gwv1.ListenerReasonNoConflicts), ObservedGeneration: gen})
 		lp := programmed
 		lp.Type, lp.ObservedGeneration = string(gwv1.ListenerConditionProgrammed), gen
-		if lp.Status == metav1.ConditionTrue {
+		switch {
+		case l.RefReason != "":
+			// Without its certificate a listener cannot serve, whatever was applied.
+			lp.Status, lp.Reason, lp.Message = metav1.ConditionFalse, string(gwv1.ListenerReasonInvalid), "the listener's certificateRefs do not resolve (see ResolvedRefs)"
+		case lp.Status == metav1.ConditionTrue:
 			lp.Reason, lp.Message = string(gwv1.ListenerReasonProgrammed), ""
 		}
 		meta.SetStatusCondition(&ls.Conditions, lp)

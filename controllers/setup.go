@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/desired"
@@ -93,6 +94,9 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		Watches(&gwv1.HTTPRoute{}, handler.EnqueueRequestsFromMapFunc(m.routeGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		// A namespace's labels decide whether its routes attach to listeners that select namespaces.
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(m.namespaceGateways), builder.WithPredicates(predicate.LabelChangedPredicate{})).
+		// Listener certificates, and the grants that let a listener use another namespace's.
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(m.secretGateways)).
+		Watches(&gwv1beta1.ReferenceGrant{}, handler.EnqueueRequestsFromMapFunc(m.grantGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controllerOptions(opts.GatewayConcurrency)).
 		Build(gr)
 	if err != nil {
@@ -347,6 +351,22 @@ func (m *mapper) namespaceGateways(ctx context.Context, o client.Object) []recon
 	var out []reconcile.Request
 	for i := range l.Items {
 		out = append(out, parentRequests(&l.Items[i])...)
+	}
+	return out
+}
+
+// secretGateways maps a Secret to the Gateways whose listeners name it.
+func (m *mapper) secretGateways(ctx context.Context, o client.Object) []reconcile.Request {
+	return m.gateways(ctx, client.MatchingFields{indexCertificate: o.GetNamespace() + "/" + o.GetName()})
+}
+
+// grantGateways maps a ReferenceGrant to the Gateways in the namespaces it grants to.
+func (m *mapper) grantGateways(ctx context.Context, o client.Object) []reconcile.Request {
+	var out []reconcile.Request
+	for _, f := range o.(*gwv1beta1.ReferenceGrant).Spec.From {
+		if f.Group == gwv1.GroupName && f.Kind == "Gateway" {
+			out = append(out, m.gateways(ctx, client.InNamespace(string(f.Namespace)))...)
+		}
 	}
 	return out
 }
