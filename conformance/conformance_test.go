@@ -57,6 +57,7 @@ var coreTests = []string{
 	"GatewayClassObservedGenerationBump",
 	"GatewayInvalidRouteKind",
 	"GatewayInvalidTLSConfiguration",
+	"GatewayListenerUnsupportedProtocol",
 	"GatewayModifyListeners",
 	"GatewayObservedGenerationBump",
 	"GatewaySecretInvalidReferenceGrant",

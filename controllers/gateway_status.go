@@ -70,6 +70,9 @@ func (r *GatewayReconciler) writeStatus(ctx context.Context, gw *gwv1.Gateway, r
 		errorsTotal.WithLabelValues(programmed.Reason).Inc()
 		r.event(gw, corev1.EventTypeWarning, programmed.Reason, "Reconcile", "%s", programmed.Message)
 	}
+	if res != nil && accepted.Status == metav1.ConditionTrue {
+		listenersNotValid(&accepted, res.Listeners)
+	}
 	meta.SetStatusCondition(&st.Conditions, accepted)
 	meta.SetStatusCondition(&st.Conditions, programmed)
 	if res != nil {
@@ -132,7 +135,11 @@ func listenerStatus(gw *gwv1.Gateway, res *desired.Result, programmed metav1.Con
 			ls.Conditions = slices.Clone(prev.Conditions)
 		}
 		gen := gw.Generation
-		meta.SetStatusCondition(&ls.Conditions, metav1.Condition{Type: string(gwv1.ListenerConditionAccepted), Status: metav1.ConditionTrue, Reason: string(gwv1.ListenerReasonAccepted), ObservedGeneration: gen})
+		la := metav1.Condition{Type: string(gwv1.ListenerConditionAccepted), Status: metav1.ConditionTrue, Reason: string(gwv1.ListenerReasonAccepted), ObservedGeneration: gen}
+		if l.Unsupported != "" {
+			la.Status, la.Reason, la.Message = metav1.ConditionFalse, string(gwv1.ListenerReasonUnsupportedProtocol), l.Unsupported
+		}
+		meta.SetStatusCondition(&ls.Conditions, la)
 		resolved := metav1.Condition{Type: string(gwv1.ListenerConditionResolvedRefs), Status: metav1.ConditionTrue, Reason: string(gwv1.ListenerReasonResolvedRefs), ObservedGeneration: gen}
 		switch {
 		case l.RefReason != "":
@@ -145,6 +152,8 @@ func listenerStatus(gw *gwv1.Gateway, res *desired.Result, programmed metav1.Con
 		lp := programmed
 		lp.Type, lp.ObservedGeneration = string(gwv1.ListenerConditionProgrammed), gen
 		switch {
+		case l.Unsupported != "":
+			lp.Status, lp.Reason, lp.Message = metav1.ConditionFalse, string(gwv1.ListenerReasonInvalid), "the listener is not accepted (see Accepted)"
 		case l.RefReason != "":
 			// Without its certificate a listener cannot serve, whatever was applied.
 			lp.Status, lp.Reason, lp.Message = metav1.ConditionFalse, string(gwv1.ListenerReasonInvalid), "the listener's certificateRefs do not resolve (see ResolvedRefs)"
@@ -155,6 +164,26 @@ func listenerStatus(gw *gwv1.Gateway, res *desired.Result, programmed metav1.Con
 		out = append(out, ls)
 	}
 	return out
+}
+
+// listenersNotValid turns the Gateway's Accepted condition into ListenersNotValid when a
+// listener is not accepted: still True while another listener is, False when none is.
+func listenersNotValid(accepted *metav1.Condition, listeners []desired.Listener) {
+	var bad []string
+	for _, l := range listeners {
+		if l.Unsupported != "" {
+			bad = append(bad, fmt.Sprintf("listener %s: %s", l.Name, l.Unsupported))
+		}
+	}
+	if len(bad) == 0 {
+		return
+	}
+	accepted.Reason = string(gwv1.GatewayReasonListenersNotValid)
+	accepted.Message = truncate(strings.Join(bad, "; "))
+	if len(bad) == len(listeners) {
+		accepted.Status = metav1.ConditionFalse
+		accepted.Message = truncate("no listener is valid: " + accepted.Message)
+	}
 }
 
 func findListener(ls []gwv1.ListenerStatus, name gwv1.SectionName) *gwv1.ListenerStatus {

@@ -75,6 +75,7 @@ func Gateway(in *Input) (*Result, error) {
 	}
 
 	att := attach(gw, in.Routes, in.NamespaceLabels)
+	acceptProtocols(gw, in.Blueprint, att.listeners)
 	resolveListenerRefs(gw, in.Secrets, in.ReferenceGrants, att.listeners)
 	gwMap, err := objectMap(gw)
 	if err != nil {

@@ -93,6 +93,9 @@ type Listener struct {
 	AttachedRoutes int32
 	// Invalid says why the listener cannot serve (e.g. a protocol Gantry's routes do not use).
 	Invalid string
+	// Unsupported says why the listener is not accepted: its protocol is not one the
+	// blueprint declares (UnsupportedProtocol); empty when it is accepted.
+	Unsupported string
 	// RefReason and RefMessage say why the listener's certificateRefs do not resolve
 	// (InvalidCertificateRef, RefNotPermitted); empty when they do.
 	RefReason  gwv1.ListenerConditionReason
