@@ -64,9 +64,15 @@ var coreTests = []string{
 	"GatewaySecretMissingReferenceGrant",
 	"GatewaySecretReferenceGrantAllInNamespace",
 	"GatewaySecretReferenceGrantSpecific",
+	"GatewayWithAttachedRoutes",
+	"HTTPRouteInvalidBackendRefUnknownKind",
+	"HTTPRouteInvalidCrossNamespaceBackendRef",
 	"HTTPRouteInvalidCrossNamespaceParentRef",
+	"HTTPRouteInvalidNonExistentBackendRef",
 	"HTTPRouteInvalidParentRefNotMatchingSectionName",
+	"HTTPRouteInvalidReferenceGrant",
 	"HTTPRouteObservedGenerationBump",
+	"HTTPRoutePartiallyInvalidViaInvalidReferenceGrant",
 }
 
 // skipByName are tests that cannot run here at all, each with the reason the report gives.

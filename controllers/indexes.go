@@ -23,6 +23,8 @@ const (
 	indexParent = "gantry.parent"
 	// indexCertificate on Gateways: "<namespace>/<name>" of every Secret a listener names.
 	indexCertificate = "gantry.certificate"
+	// indexBackend on HTTPRoutes: "<namespace>/<name>" of every Service a backendRef names.
+	indexBackend = "gantry.backend"
 )
 
 func targetKey(kind, name string) string { return kind + "/" + name }
@@ -58,6 +60,15 @@ func setupIndexes(ctx context.Context, idx client.FieldIndexer) error {
 	if err := idx.IndexField(ctx, &gwv1.Gateway{}, indexCertificate, func(o client.Object) []string {
 		var out []string
 		for _, k := range desired.CertificateRefKeys(o.(*gwv1.Gateway)) {
+			out = append(out, k.String())
+		}
+		return out
+	}); err != nil {
+		return err
+	}
+	if err := idx.IndexField(ctx, &gwv1.HTTPRoute{}, indexBackend, func(o client.Object) []string {
+		var out []string
+		for _, k := range desired.BackendServiceKeys(o.(*gwv1.HTTPRoute)) {
 			out = append(out, k.String())
 		}
 		return out

@@ -132,6 +132,9 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(m.namespaceRoutes), builder.WithPredicates(predicate.LabelChangedPredicate{})).
 		// What the Gateway reconciler decided about a route's objects.
 		WatchesRawSource(source.Channel(routeEvents, &handler.EnqueueRequestForObject{})).
+		// Backends: whether a Service exists (its metadata is enough) and may be referred to.
+		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(m.serviceRoutes), builder.OnlyMetadata, builder.WithPredicates(createOrDelete)).
+		Watches(&gwv1beta1.ReferenceGrant{}, handler.EnqueueRequestsFromMapFunc(m.grantRoutes), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Complete(&HTTPRouteReconciler{Client: mgr.GetClient(), board: routes}); err != nil {
 		return err
 	}
@@ -370,6 +373,37 @@ func (m *mapper) grantGateways(ctx context.Context, o client.Object) []reconcile
 	}
 	return out
 }
+
+// serviceRoutes maps a Service to the HTTPRoutes whose backendRefs name it.
+func (m *mapper) serviceRoutes(ctx context.Context, o client.Object) []reconcile.Request {
+	return m.routes(ctx, client.MatchingFields{indexBackend: o.GetNamespace() + "/" + o.GetName()})
+}
+
+// grantRoutes maps a ReferenceGrant to the HTTPRoutes in the namespaces it grants to.
+func (m *mapper) grantRoutes(ctx context.Context, o client.Object) []reconcile.Request {
+	var out []reconcile.Request
+	for _, f := range o.(*gwv1beta1.ReferenceGrant).Spec.From {
+		if f.Group == gwv1.GroupName && f.Kind == "HTTPRoute" {
+			out = append(out, m.routes(ctx, client.InNamespace(string(f.Namespace)))...)
+		}
+	}
+	return out
+}
+
+func (m *mapper) routes(ctx context.Context, opts ...client.ListOption) []reconcile.Request {
+	l := &gwv1.HTTPRouteList{}
+	if err := m.c.List(ctx, l, opts...); err != nil {
+		return nil
+	}
+	out := make([]reconcile.Request, len(l.Items))
+	for i, r := range l.Items {
+		out[i] = reconcile.Request{NamespacedName: types.NamespacedName{Namespace: r.Namespace, Name: r.Name}}
+	}
+	return out
+}
+
+// createOrDelete passes only the appearance and disappearance of an object.
+var createOrDelete = predicate.Funcs{UpdateFunc: func(event.UpdateEvent) bool { return false }}
 
 func (m *mapper) policyClass(_ context.Context, o client.Object) []reconcile.Request {
 	ref := o.(v1alpha1.Policy).GetTargetRef()
