@@ -53,6 +53,8 @@ func readyPod(ctx context.Context, c client.Client, d *appsv1.Deployment) error 
 				OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: d.Name, UID: d.UID}}},
 			Spec: d.Spec.Template.Spec,
 		}
+		// As if scheduled: tests that write EndpointSlices for these Pods copy the node name.
+		pod.Spec.NodeName = "envtest"
 		if err := c.Create(ctx, pod); err != nil {
 			return fmt.Errorf("create Pod %s: %w", key, err)
 		}
@@ -66,6 +68,7 @@ func readyPod(ctx context.Context, c client.Client, d *appsv1.Deployment) error 
 	}
 	pod.Status.Phase = corev1.PodRunning
 	pod.Status.PodIP = "192.0.2.2"
+	pod.Status.PodIPs = []corev1.PodIP{{IP: pod.Status.PodIP}}
 	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()}}
 	if err := c.Status().Update(ctx, pod); err != nil {
 		return fmt.Errorf("report Pod %s Ready: %w", key, err)
