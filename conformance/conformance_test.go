@@ -55,7 +55,9 @@ const className = "gantry-conformance"
 // traffic), so that a regression fails CI. `make conformance` runs everything.
 var coreTests = []string{
 	"GatewayClassObservedGenerationBump",
+	"GatewayInfrastructureMetadata",
 	"GatewayInvalidRouteKind",
+	"GatewayInvalidParametersRef",
 	"GatewayInvalidTLSConfiguration",
 	"GatewayListenerUnsupportedProtocol",
 	"GatewayModifyListeners",
@@ -258,7 +260,10 @@ type noDataPlane struct {
 }
 
 func (n *noDataPlane) CaptureRoundTrip(req roundtripper.Request) (*roundtripper.CapturedRequest, *roundtripper.CapturedResponse, error) {
-	what := fmt.Sprintf("%s %s (Host %s)", orGET(req.Method), req.URL.String(), req.Host)
+	what := orGET(req.Method) + " " + req.URL.String()
+	if req.Host != "" {
+		what += " (Host " + req.Host + ")"
+	}
 	n.mu.Lock()
 	if _, ok := n.needed[n.current]; !ok {
 		n.needed[n.current] = what
@@ -322,7 +327,7 @@ func writeReport(t *testing.T, s *suite.ConformanceTestSuite, traffic *noDataPla
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Skipped conformance tests\n\nWritten by `make conformance` with %s (%s). Tests of the GATEWAY-HTTP\n", filepath.Base(*report), r.GatewayAPIVersion)
-	fmt.Fprintf(&b, "profile that did not run to their end on envtest, and why. Tests of features Gantry does not\nclaim are not listed (the report names them as unsupported).\n\n")
+	fmt.Fprintf(&b, "profile that did not run to their end on envtest, and why. Tests of extended features Gantry\ndoes not claim (its GatewayClass's status.supportedFeatures) did not run and are not listed.\n\n")
 	fmt.Fprintf(&b, "## Need traffic\n\nEnvtest has no data plane. These tests ran up to their first request, with every status\nassertion before it, and were skipped there.\n\n| test | first request |\n|---|---|\n")
 	for _, ct := range ran {
 		if why := traffic.firstRequest(ct.ShortName); why != "" {

@@ -87,6 +87,15 @@ func (r *GatewayReconciler) gather(ctx context.Context, gw *gwv1.Gateway) (*gath
 			g.in.GatewayConfigs = appendNew(g.in.GatewayConfigs, more.gcs)
 		}
 	}
+	if ref := desired.ParametersRef(gw); ref != nil && string(ref.Group) == v1alpha1.GroupName && ref.Kind == "GatewayConfig" {
+		p := &v1alpha1.GatewayConfig{}
+		switch err := r.Client.Get(ctx, client.ObjectKey{Namespace: gw.Namespace, Name: ref.Name}, p); {
+		case err == nil:
+			g.in.Parameters = p
+		case !apierrors.IsNotFound(err):
+			return nil, err
+		}
+	}
 	if err := r.gatherRefs(ctx, gw, g.in); err != nil {
 		return nil, err
 	}

@@ -23,6 +23,8 @@ const (
 	indexParent = "gantry.parent"
 	// indexCertificate on Gateways: "<namespace>/<name>" of every Secret a listener names.
 	indexCertificate = "gantry.certificate"
+	// indexParameters on Gateways: the GatewayConfig of spec.infrastructure.parametersRef.
+	indexParameters = "gantry.parameters"
 	// indexBackend on HTTPRoutes: "<namespace>/<name>" of every Service a backendRef names.
 	indexBackend = "gantry.backend"
 )
@@ -63,6 +65,14 @@ func setupIndexes(ctx context.Context, idx client.FieldIndexer) error {
 			out = append(out, k.String())
 		}
 		return out
+	}); err != nil {
+		return err
+	}
+	if err := idx.IndexField(ctx, &gwv1.Gateway{}, indexParameters, func(o client.Object) []string {
+		if ref := desired.ParametersRef(o.(*gwv1.Gateway)); ref != nil && string(ref.Group) == v1alpha1.GroupName && ref.Kind == "GatewayConfig" {
+			return []string{ref.Name}
+		}
+		return nil
 	}); err != nil {
 		return err
 	}

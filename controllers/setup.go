@@ -274,6 +274,15 @@ func (m *mapper) blueprintGateways(ctx context.Context, o client.Object) []recon
 // policyGateways maps a policy to the Gateways it can apply to (its old and new target both
 // come through here on an update).
 func (m *mapper) policyGateways(ctx context.Context, o client.Object) []reconcile.Request {
+	out := m.targetGateways(ctx, o)
+	if _, ok := o.(*v1alpha1.GatewayConfig); ok {
+		// And the Gateways that name it in spec.infrastructure.parametersRef.
+		out = append(out, m.gateways(ctx, client.InNamespace(o.GetNamespace()), client.MatchingFields{indexParameters: o.GetName()})...)
+	}
+	return out
+}
+
+func (m *mapper) targetGateways(ctx context.Context, o client.Object) []reconcile.Request {
 	ref := o.(v1alpha1.Policy).GetTargetRef()
 	ns := o.GetNamespace()
 	switch ref.Kind {

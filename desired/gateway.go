@@ -53,7 +53,11 @@ func Gateway(in *Input) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	policies, err := Policies(in.GatewayClassConfigs, in.GatewayConfigs)
+	gcs, err := withParameters(gw, in.Parameters, in.GatewayConfigs)
+	if err != nil {
+		return nil, err
+	}
+	policies, err := Policies(in.GatewayClassConfigs, gcs)
 	if err != nil {
 		return nil, fail(ReasonInvalidValues, err)
 	}

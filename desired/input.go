@@ -29,6 +29,9 @@ type Input struct {
 	Routes []*gwv1.HTTPRoute
 	// NamespaceLabels are the labels of namespaces, for listeners that select route namespaces.
 	NamespaceLabels map[string]map[string]string
+	// Parameters is the GatewayConfig the Gateway's spec.infrastructure.parametersRef names,
+	// nil when that does not exist (or the Gateway names none).
+	Parameters *v1alpha1.GatewayConfig
 	// Secrets are the Secrets of type kubernetes.io/tls that listeners' certificateRefs name
 	// (CertificateRefKeys); a Secret that is missing or of another type has no entry.
 	Secrets map[types.NamespacedName]*corev1.Secret
