@@ -6,7 +6,7 @@ BIN := $(CURDIR)/bin
 CONTROLLER_GEN := $(BIN)/controller-gen
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all build generate verify-generated vet test test-unit envtest-assets demo demo-once bench bench-large fmt
+.PHONY: all build generate verify-generated vet test test-unit envtest-assets demo demo-once bench bench-large fmt conformance
 
 all: build
 
@@ -49,6 +49,15 @@ demo: envtest-assets
 
 demo-once: envtest-assets
 	go run ./cmd/gantry playground --once $(DEMO)
+
+# The upstream Gateway API conformance suite, every test of the GATEWAY-HTTP profile, on a real
+# kube-apiserver and etcd (conformance/); writes the GEP-1709 report and what was skipped and
+# why to docs/conformance/. `make test` runs the core status tests of it.
+VERSION ?= v$(shell sed -n 's/^appVersion: "\(.*\)"/\1/p' charts/gantry/Chart.yaml)
+CONFORMANCE_REPORT ?= $(CURDIR)/docs/conformance/standard-$(VERSION)-default-report.yaml
+conformance: envtest-assets
+	KUBEBUILDER_ASSETS=$$(hack/envtest-binaries.sh) go test -count=1 -timeout 60m -run '^TestConformance$$' ./conformance \
+	  -args -conformance.full -conformance.version=$(VERSION) -conformance.report=$(CONFORMANCE_REPORT)
 
 test-unit:
 	go test -count=1 ./...

@@ -79,6 +79,7 @@ func (r *GatewayClassReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		Type: string(gwv1.GatewayClassConditionStatusSupportedVersion), Status: metav1.ConditionTrue, ObservedGeneration: gen,
 		Reason: string(gwv1.GatewayClassReasonSupportedVersion), Message: "Gantry supports Gateway API " + SupportedBundleVersion,
 	})
+	next.Status.SupportedFeatures = supportedFeatures()
 	if err := r.affected(ctx, next); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -158,4 +159,21 @@ func (r *GatewayClassReconciler) blueprintStatus(ctx context.Context, bp *v1alph
 		return nil
 	}
 	return r.statusWrites.patch(ctx, r.Client, bp, next)
+}
+
+// SupportedFeatures are the Gateway API features Gantry implements itself, whatever the
+// blueprint: the core of the GATEWAY-HTTP conformance profile, and GEP-1867's
+// spec.infrastructure (labels, annotations, parametersRef). What traffic a Gateway serves is
+// its blueprint's; Gantry claims no extended data-plane feature for it.
+var SupportedFeatures = []gwv1.FeatureName{"Gateway", "GatewayInfrastructure", "HTTPRoute", "ReferenceGrant"}
+
+// supportedFeatures is status.supportedFeatures, sorted as the API asks.
+func supportedFeatures() []gwv1.SupportedFeature {
+	names := slices.Clone(SupportedFeatures)
+	slices.Sort(names)
+	out := make([]gwv1.SupportedFeature, len(names))
+	for i, n := range names {
+		out[i] = gwv1.SupportedFeature{Name: n}
+	}
+	return out
 }

@@ -65,6 +65,9 @@ func nextStatus(gw *gwv1.Gateway, res *desired.Result, se statusError) (*gwv1.Ga
 	default:
 		programmed.Message = fmt.Sprintf("%d rendered objects applied", len(res.Objects))
 	}
+	if res != nil && accepted.Status == metav1.ConditionTrue {
+		listenersNotValid(&accepted, res.Listeners)
+	}
 	meta.SetStatusCondition(&st.Conditions, accepted)
 	meta.SetStatusCondition(&st.Conditions, programmed)
 	if res != nil {
@@ -139,22 +142,55 @@ func listenerStatus(gw *gwv1.Gateway, res *desired.Result, programmed metav1.Con
 			ls.Conditions = slices.Clone(prev.Conditions)
 		}
 		gen := gw.Generation
-		meta.SetStatusCondition(&ls.Conditions, metav1.Condition{Type: string(gwv1.ListenerConditionAccepted), Status: metav1.ConditionTrue, Reason: string(gwv1.ListenerReasonAccepted), ObservedGeneration: gen})
+		la := metav1.Condition{Type: string(gwv1.ListenerConditionAccepted), Status: metav1.ConditionTrue, Reason: string(gwv1.ListenerReasonAccepted), ObservedGeneration: gen}
+		if l.Unsupported != "" {
+			la.Status, la.Reason, la.Message = metav1.ConditionFalse, string(gwv1.ListenerReasonUnsupportedProtocol), l.Unsupported
+		}
+		meta.SetStatusCondition(&ls.Conditions, la)
 		resolved := metav1.Condition{Type: string(gwv1.ListenerConditionResolvedRefs), Status: metav1.ConditionTrue, Reason: string(gwv1.ListenerReasonResolvedRefs), ObservedGeneration: gen}
-		if l.Invalid != "" {
+		switch {
+		case l.RefReason != "":
+			resolved.Status, resolved.Reason, resolved.Message = metav1.ConditionFalse, string(l.RefReason), l.RefMessage
+		case l.Invalid != "":
 			resolved.Status, resolved.Reason, resolved.Message = metav1.ConditionFalse, string(gwv1.ListenerReasonInvalidRouteKinds), l.Invalid
 		}
 		meta.SetStatusCondition(&ls.Conditions, resolved)
 		meta.SetStatusCondition(&ls.Conditions, metav1.Condition{Type: string(gwv1.ListenerConditionConflicted), Status: metav1.ConditionFalse, Reason: string(gwv1.ListenerReasonNoConflicts), ObservedGeneration: gen})
 		lp := programmed
 		lp.Type, lp.ObservedGeneration = string(gwv1.ListenerConditionProgrammed), gen
-		if lp.Status == metav1.ConditionTrue {
+		switch {
+		case l.Unsupported != "":
+			lp.Status, lp.Reason, lp.Message = metav1.ConditionFalse, string(gwv1.ListenerReasonInvalid), "the listener is not accepted (see Accepted)"
+		case l.RefReason != "":
+			// Without its certificate a listener cannot serve, whatever was applied.
+			lp.Status, lp.Reason, lp.Message = metav1.ConditionFalse, string(gwv1.ListenerReasonInvalid), "the listener's certificateRefs do not resolve (see ResolvedRefs)"
+		case lp.Status == metav1.ConditionTrue:
 			lp.Reason, lp.Message = string(gwv1.ListenerReasonProgrammed), ""
 		}
 		meta.SetStatusCondition(&ls.Conditions, lp)
 		out = append(out, ls)
 	}
 	return out
+}
+
+// listenersNotValid turns the Gateway's Accepted condition into ListenersNotValid when a
+// listener is not accepted: still True while another listener is, False when none is.
+func listenersNotValid(accepted *metav1.Condition, listeners []desired.Listener) {
+	var bad []string
+	for _, l := range listeners {
+		if l.Unsupported != "" {
+			bad = append(bad, fmt.Sprintf("listener %s: %s", l.Name, l.Unsupported))
+		}
+	}
+	if len(bad) == 0 {
+		return
+	}
+	accepted.Reason = string(gwv1.GatewayReasonListenersNotValid)
+	accepted.Message = truncate(strings.Join(bad, "; "))
+	if len(bad) == len(listeners) {
+		accepted.Status = metav1.ConditionFalse
+		accepted.Message = truncate("no listener is valid: " + accepted.Message)
+	}
 }
 
 func findListener(ls []gwv1.ListenerStatus, name gwv1.SectionName) *gwv1.ListenerStatus {

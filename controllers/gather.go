@@ -3,6 +3,8 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -10,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/desired"
@@ -83,6 +86,18 @@ func (r *GatewayReconciler) gather(ctx context.Context, gw *gwv1.Gateway) (*gath
 			}
 			g.in.GatewayConfigs = appendNew(g.in.GatewayConfigs, more.gcs)
 		}
+	}
+	if ref := desired.ParametersRef(gw); ref != nil && string(ref.Group) == v1alpha1.GroupName && ref.Kind == "GatewayConfig" {
+		p := &v1alpha1.GatewayConfig{}
+		switch err := r.Client.Get(ctx, client.ObjectKey{Namespace: gw.Namespace, Name: ref.Name}, p); {
+		case err == nil:
+			g.in.Parameters = p
+		case !apierrors.IsNotFound(err):
+			return nil, err
+		}
+	}
+	if err := r.gatherRefs(ctx, gw, g.in); err != nil {
+		return nil, err
 	}
 	if needsNamespaceLabels(gw) {
 		g.in.NamespaceLabels = map[string]map[string]string{}
@@ -199,4 +214,45 @@ func needsNamespaceLabels(gw *gwv1.Gateway) bool {
 		}
 	}
 	return false
+}
+
+// gatherRefs reads the TLS Secrets the listeners name and the ReferenceGrants of the other
+// namespaces they name. The cache holds only Secrets of type kubernetes.io/tls (NewManager), so
+// a Secret of another type reads as missing.
+func (r *GatewayReconciler) gatherRefs(ctx context.Context, gw *gwv1.Gateway, in *desired.Input) error {
+	grantNS := map[string]bool{}
+	for _, key := range desired.CertificateRefKeys(gw) {
+		if key.Namespace != gw.Namespace {
+			grantNS[key.Namespace] = true
+		}
+		s := &corev1.Secret{}
+		if err := r.Client.Get(ctx, key, s); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return fmt.Errorf("get Secret %s: %w", key, err)
+		}
+		if in.Secrets == nil {
+			in.Secrets = map[types.NamespacedName]*corev1.Secret{}
+		}
+		in.Secrets[key] = s
+	}
+	grants, err := referenceGrants(ctx, r.Client, grantNS)
+	in.ReferenceGrants = grants
+	return err
+}
+
+// referenceGrants lists the ReferenceGrants of some namespaces.
+func referenceGrants(ctx context.Context, c client.Reader, namespaces map[string]bool) ([]*gwv1beta1.ReferenceGrant, error) {
+	var out []*gwv1beta1.ReferenceGrant
+	for _, ns := range slices.Sorted(maps.Keys(namespaces)) {
+		l := &gwv1beta1.ReferenceGrantList{}
+		if err := c.List(ctx, l, client.InNamespace(ns)); err != nil {
+			return nil, fmt.Errorf("list ReferenceGrants in %s: %w", ns, err)
+		}
+		for i := range l.Items {
+			out = append(out, &l.Items[i])
+		}
+	}
+	return out, nil
 }

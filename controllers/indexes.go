@@ -7,6 +7,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/desired"
 )
 
 // Field indexes. Every "which objects does this change affect" question is answered through
@@ -20,6 +21,12 @@ const (
 	indexBlueprint = "gantry.blueprint"
 	// indexParent on HTTPRoutes: "<namespace>/<name>" of every parent Gateway.
 	indexParent = "gantry.parent"
+	// indexCertificate on Gateways: "<namespace>/<name>" of every Secret a listener names.
+	indexCertificate = "gantry.certificate"
+	// indexParameters on Gateways: the GatewayConfig of spec.infrastructure.parametersRef.
+	indexParameters = "gantry.parameters"
+	// indexBackend on HTTPRoutes: "<namespace>/<name>" of every Service a backendRef names.
+	indexBackend = "gantry.backend"
 )
 
 func targetKey(kind, name string) string { return kind + "/" + name }
@@ -49,6 +56,32 @@ func setupIndexes(ctx context.Context, idx client.FieldIndexer) error {
 			return nil
 		}
 		return []string{ref.Name}
+	}); err != nil {
+		return err
+	}
+	if err := idx.IndexField(ctx, &gwv1.Gateway{}, indexCertificate, func(o client.Object) []string {
+		var out []string
+		for _, k := range desired.CertificateRefKeys(o.(*gwv1.Gateway)) {
+			out = append(out, k.String())
+		}
+		return out
+	}); err != nil {
+		return err
+	}
+	if err := idx.IndexField(ctx, &gwv1.Gateway{}, indexParameters, func(o client.Object) []string {
+		if ref := desired.ParametersRef(o.(*gwv1.Gateway)); ref != nil && string(ref.Group) == v1alpha1.GroupName && ref.Kind == "GatewayConfig" {
+			return []string{ref.Name}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := idx.IndexField(ctx, &gwv1.HTTPRoute{}, indexBackend, func(o client.Object) []string {
+		var out []string
+		for _, k := range desired.BackendServiceKeys(o.(*gwv1.HTTPRoute)) {
+			out = append(out, k.String())
+		}
+		return out
 	}); err != nil {
 		return err
 	}

@@ -3,15 +3,19 @@ package controllers
 import (
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
 )
@@ -19,7 +23,7 @@ import (
 // NewScheme knows the built-in kinds, Gateway API's and Gantry's.
 func NewScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, gwv1.Install, v1alpha1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, gwv1.Install, gwv1beta1.Install, v1alpha1.AddToScheme} {
 		if err := add(s); err != nil {
 			panic(err) // registering static types; cannot fail
 		}
@@ -59,7 +63,12 @@ func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
 		LeaderElectionID:        "gantry.gateway.gantry.dev",
 		LeaderElectionNamespace: o.LeaderElectionNamespace,
 		// managedFields are most of a cached object's size and nothing here reads them.
-		Cache:      cache.Options{SyncPeriod: sync, DefaultTransform: cache.TransformStripManagedFields()},
+		Cache: cache.Options{SyncPeriod: sync, DefaultTransform: cache.TransformStripManagedFields(),
+			// Listener certificates are the only Secrets Gantry reads: the cache holds those of
+			// type kubernetes.io/tls, not every Secret in the cluster.
+			ByObject: map[client.Object]cache.ByObject{
+				&corev1.Secret{}: {Field: fields.OneTermEqualSelector("type", string(corev1.SecretTypeTLS))},
+			}},
 		Controller: config.Controller{SkipNameValidation: &o.Restartable},
 	})
 }

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -46,6 +48,10 @@ func (r *HTTPRouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 			parents = append(parents, p)
 		}
 	}
+	resolved, err := r.backendsResolved(ctx, route)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	for _, pr := range route.Spec.ParentRefs {
 		gw, err := r.gantryGateway(ctx, route, pr)
 		if err != nil {
@@ -78,7 +84,7 @@ func (r *HTTPRouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 			}
 		}
 		meta.SetStatusCondition(&ps.Conditions, accepted)
-		meta.SetStatusCondition(&ps.Conditions, metav1.Condition{Type: string(gwv1.RouteConditionResolvedRefs), Status: metav1.ConditionTrue, Reason: string(gwv1.RouteReasonResolvedRefs), ObservedGeneration: route.Generation})
+		meta.SetStatusCondition(&ps.Conditions, resolved)
 		if r.board != nil {
 			if o, ok := r.board.get(req.NamespacedName, client.ObjectKeyFromObject(gw)); ok && accepted.Status == metav1.ConditionTrue {
 				meta.SetStatusCondition(&ps.Conditions, o.condition())
@@ -93,6 +99,36 @@ func (r *HTTPRouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{}, nil
 	}
 	return requeueIfBehind(ctrl.Result{}, r.statusWrites.patch(ctx, r.Client, route, next))
+}
+
+// backendsResolved is the route's ResolvedRefs condition, the same for every parent: whether
+// each backendRef is a Service that exists and that the route may refer to. Services are read
+// from a metadata-only cache: existence is all that is asked.
+func (r *HTTPRouteReconciler) backendsResolved(ctx context.Context, route *gwv1.HTTPRoute) (metav1.Condition, error) {
+	c := metav1.Condition{Type: string(gwv1.RouteConditionResolvedRefs), Status: metav1.ConditionTrue, Reason: string(gwv1.RouteReasonResolvedRefs),
+		Message: "every backendRef resolves", ObservedGeneration: route.Generation}
+	grants, err := referenceGrants(ctx, r.Client, desired.BackendNamespaces(route))
+	if err != nil {
+		return c, err
+	}
+	var lookupErr error
+	exists := func(key types.NamespacedName) bool {
+		m := &metav1.PartialObjectMetadata{}
+		m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Service"))
+		err := r.Client.Get(ctx, key, m)
+		if err != nil && !apierrors.IsNotFound(err) && lookupErr == nil {
+			lookupErr = fmt.Errorf("get Service %s: %w", key, err)
+		}
+		return err == nil
+	}
+	reason, msg := desired.BackendRefs(route, exists, grants)
+	if lookupErr != nil {
+		return c, lookupErr
+	}
+	if reason != "" {
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, string(reason), msg
+	}
+	return c, nil
 }
 
 // gantryGateway returns the Gateway a parentRef names when it is of a Gantry class.

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/desired"
@@ -93,6 +94,9 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		Watches(&gwv1.HTTPRoute{}, handler.EnqueueRequestsFromMapFunc(m.routeGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		// A namespace's labels decide whether its routes attach to listeners that select namespaces.
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(m.namespaceGateways), builder.WithPredicates(predicate.LabelChangedPredicate{})).
+		// Listener certificates, and the grants that let a listener use another namespace's.
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(m.secretGateways)).
+		Watches(&gwv1beta1.ReferenceGrant{}, handler.EnqueueRequestsFromMapFunc(m.grantGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controllerOptions(opts.GatewayConcurrency)).
 		Build(gr)
 	if err != nil {
@@ -128,6 +132,9 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(m.namespaceRoutes), builder.WithPredicates(predicate.LabelChangedPredicate{})).
 		// What the Gateway reconciler decided about a route's objects.
 		WatchesRawSource(source.Channel(routeEvents, &handler.EnqueueRequestForObject{})).
+		// Backends: whether a Service exists (its metadata is enough) and may be referred to.
+		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(m.serviceRoutes), builder.OnlyMetadata, builder.WithPredicates(createOrDelete)).
+		Watches(&gwv1beta1.ReferenceGrant{}, handler.EnqueueRequestsFromMapFunc(m.grantRoutes), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Complete(&HTTPRouteReconciler{Client: mgr.GetClient(), board: routes}); err != nil {
 		return err
 	}
@@ -267,6 +274,15 @@ func (m *mapper) blueprintGateways(ctx context.Context, o client.Object) []recon
 // policyGateways maps a policy to the Gateways it can apply to (its old and new target both
 // come through here on an update).
 func (m *mapper) policyGateways(ctx context.Context, o client.Object) []reconcile.Request {
+	out := m.targetGateways(ctx, o)
+	if _, ok := o.(*v1alpha1.GatewayConfig); ok {
+		// And the Gateways that name it in spec.infrastructure.parametersRef.
+		out = append(out, m.gateways(ctx, client.InNamespace(o.GetNamespace()), client.MatchingFields{indexParameters: o.GetName()})...)
+	}
+	return out
+}
+
+func (m *mapper) targetGateways(ctx context.Context, o client.Object) []reconcile.Request {
 	ref := o.(v1alpha1.Policy).GetTargetRef()
 	ns := o.GetNamespace()
 	switch ref.Kind {
@@ -350,6 +366,53 @@ func (m *mapper) namespaceGateways(ctx context.Context, o client.Object) []recon
 	}
 	return out
 }
+
+// secretGateways maps a Secret to the Gateways whose listeners name it.
+func (m *mapper) secretGateways(ctx context.Context, o client.Object) []reconcile.Request {
+	return m.gateways(ctx, client.MatchingFields{indexCertificate: o.GetNamespace() + "/" + o.GetName()})
+}
+
+// grantGateways maps a ReferenceGrant to the Gateways in the namespaces it grants to.
+func (m *mapper) grantGateways(ctx context.Context, o client.Object) []reconcile.Request {
+	var out []reconcile.Request
+	for _, f := range o.(*gwv1beta1.ReferenceGrant).Spec.From {
+		if f.Group == gwv1.GroupName && f.Kind == "Gateway" {
+			out = append(out, m.gateways(ctx, client.InNamespace(string(f.Namespace)))...)
+		}
+	}
+	return out
+}
+
+// serviceRoutes maps a Service to the HTTPRoutes whose backendRefs name it.
+func (m *mapper) serviceRoutes(ctx context.Context, o client.Object) []reconcile.Request {
+	return m.routes(ctx, client.MatchingFields{indexBackend: o.GetNamespace() + "/" + o.GetName()})
+}
+
+// grantRoutes maps a ReferenceGrant to the HTTPRoutes in the namespaces it grants to.
+func (m *mapper) grantRoutes(ctx context.Context, o client.Object) []reconcile.Request {
+	var out []reconcile.Request
+	for _, f := range o.(*gwv1beta1.ReferenceGrant).Spec.From {
+		if f.Group == gwv1.GroupName && f.Kind == "HTTPRoute" {
+			out = append(out, m.routes(ctx, client.InNamespace(string(f.Namespace)))...)
+		}
+	}
+	return out
+}
+
+func (m *mapper) routes(ctx context.Context, opts ...client.ListOption) []reconcile.Request {
+	l := &gwv1.HTTPRouteList{}
+	if err := m.c.List(ctx, l, opts...); err != nil {
+		return nil
+	}
+	out := make([]reconcile.Request, len(l.Items))
+	for i, r := range l.Items {
+		out[i] = reconcile.Request{NamespacedName: types.NamespacedName{Namespace: r.Namespace, Name: r.Name}}
+	}
+	return out
+}
+
+// createOrDelete passes only the appearance and disappearance of an object.
+var createOrDelete = predicate.Funcs{UpdateFunc: func(event.UpdateEvent) bool { return false }}
 
 func (m *mapper) policyClass(_ context.Context, o client.Object) []reconcile.Request {
 	ref := o.(v1alpha1.Policy).GetTargetRef()

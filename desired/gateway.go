@@ -53,7 +53,11 @@ func Gateway(in *Input) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	policies, err := Policies(in.GatewayClassConfigs, in.GatewayConfigs)
+	gcs, err := withParameters(gw, in.Parameters, in.GatewayConfigs)
+	if err != nil {
+		return nil, err
+	}
+	policies, err := Policies(in.GatewayClassConfigs, gcs)
 	if err != nil {
 		return nil, fail(ReasonInvalidValues, err)
 	}
@@ -75,6 +79,8 @@ func Gateway(in *Input) (*Result, error) {
 	}
 
 	att := attach(gw, in.Routes, in.NamespaceLabels)
+	acceptProtocols(gw, in.Blueprint, att.listeners)
+	resolveListenerRefs(gw, in.Secrets, in.ReferenceGrants, att.listeners)
 	gwMap, err := objectMap(gw)
 	if err != nil {
 		return nil, err
@@ -346,6 +352,7 @@ func appendObjects(dst []Object, gw *gwv1.Gateway, owner Owner, objs []render.Ob
 			labels = map[string]any{}
 			meta["labels"] = labels
 		}
+		infrastructureMetadata(meta, labels, gw.Spec.Infrastructure)
 		labels[v1alpha1.LabelGatewayName] = LabelValue(gw.Name)
 		labels[v1alpha1.LabelGatewayClassName] = LabelValue(string(gw.Spec.GatewayClassName))
 		labels[v1alpha1.LabelTemplate] = LabelValue(o.Template)
@@ -355,6 +362,33 @@ func appendObjects(dst []Object, gw *gwv1.Gateway, owner Owner, objs []render.Ob
 		dst = append(dst, Object{Owner: owner, Template: o.Template, Object: o.Object})
 	}
 	return dst
+}
+
+// infrastructureMetadata adds the labels and annotations of a Gateway's spec.infrastructure
+// (GEP-1867) to a rendered object's metadata. They only fill in: a key the template set keeps
+// the template's value, and Gantry's own labels are set after this.
+func infrastructureMetadata(meta, labels map[string]any, infra *gwv1.GatewayInfrastructure) {
+	if infra == nil {
+		return
+	}
+	for k, v := range infra.Labels {
+		if _, ok := labels[string(k)]; !ok {
+			labels[string(k)] = string(v)
+		}
+	}
+	if len(infra.Annotations) == 0 {
+		return
+	}
+	annotations, _ := meta["annotations"].(map[string]any)
+	if annotations == nil {
+		annotations = map[string]any{}
+		meta["annotations"] = annotations
+	}
+	for k, v := range infra.Annotations {
+		if _, ok := annotations[string(k)]; !ok {
+			annotations[string(k)] = string(v)
+		}
+	}
 }
 
 // LabelValue fits a name into a label value (63 characters), keeping long names distinct with

@@ -1,9 +1,11 @@
 package desired
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/precedence"
@@ -27,6 +29,14 @@ type Input struct {
 	Routes []*gwv1.HTTPRoute
 	// NamespaceLabels are the labels of namespaces, for listeners that select route namespaces.
 	NamespaceLabels map[string]map[string]string
+	// Parameters is the GatewayConfig the Gateway's spec.infrastructure.parametersRef names,
+	// nil when that does not exist (or the Gateway names none).
+	Parameters *v1alpha1.GatewayConfig
+	// Secrets are the Secrets of type kubernetes.io/tls that listeners' certificateRefs name
+	// (CertificateRefKeys); a Secret that is missing or of another type has no entry.
+	Secrets map[types.NamespacedName]*corev1.Secret
+	// ReferenceGrants are the grants in the namespaces that listeners and routes refer into.
+	ReferenceGrants []*gwv1beta1.ReferenceGrant
 	// Policies are candidate GatewayClassConfigs and GatewayConfigs, in any order.
 	GatewayClassConfigs []*v1alpha1.GatewayClassConfig
 	GatewayConfigs      []*v1alpha1.GatewayConfig
@@ -86,6 +96,13 @@ type Listener struct {
 	AttachedRoutes int32
 	// Invalid says why the listener cannot serve (e.g. a protocol Gantry's routes do not use).
 	Invalid string
+	// Unsupported says why the listener is not accepted: its protocol is not one the
+	// blueprint declares (UnsupportedProtocol); empty when it is accepted.
+	Unsupported string
+	// RefReason and RefMessage say why the listener's certificateRefs do not resolve
+	// (InvalidCertificateRef, RefNotPermitted); empty when they do.
+	RefReason  gwv1.ListenerConditionReason
+	RefMessage string
 }
 
 // Route is one HTTPRoute that names the Gateway as a parent.

@@ -92,7 +92,7 @@ func TestAttachment(t *testing.T) {
 		{Name: "https", SupportedKinds: []gwv1.RouteGroupKind{httpRoute}, AttachedRoutes: 3},
 		{Name: "selected", SupportedKinds: []gwv1.RouteGroupKind{httpRoute}, AttachedRoutes: 1},
 		{Name: "none", SupportedKinds: []gwv1.RouteGroupKind{httpRoute}, AttachedRoutes: 0},
-		{Name: "tcp", SupportedKinds: []gwv1.RouteGroupKind{}},
+		{Name: "tcp", SupportedKinds: []gwv1.RouteGroupKind{}, Unsupported: "protocol TCP is not supported: blueprint proxy serves HTTP, HTTPS"},
 		{Name: "grpc", SupportedKinds: []gwv1.RouteGroupKind{}, Invalid: "route kinds GRPCRoute are not supported; Gantry attaches HTTPRoutes"},
 		{Name: "explicit", SupportedKinds: []gwv1.RouteGroupKind{httpRoute}, AttachedRoutes: 1},
 	}

@@ -35,6 +35,13 @@ func (s *Set) Input(gw *gwv1.Gateway, controllerNamespace string) *desired.Input
 		GatewayConfigs:      s.GatewayConfigs,
 	}
 	in.CustomKinds = s.customKinds()
+	if ref := desired.ParametersRef(gw); ref != nil {
+		for _, gc := range s.GatewayConfigs {
+			if gc.Namespace == gw.Namespace && gc.Name == ref.Name && string(ref.Group) == v1alpha1.GroupName && ref.Kind == "GatewayConfig" {
+				in.Parameters = gc
+			}
+		}
+	}
 	if in.Class != nil {
 		if name, err := desired.BlueprintName(in.Class); err == nil {
 			in.Blueprint = s.Blueprints[name]

@@ -3,6 +3,7 @@ package v1alpha1
 import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // GatewayClassBlueprint turns each Gateway of a class that refers to it into the infrastructure
@@ -56,6 +57,15 @@ type GatewayClassBlueprintSpec struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=32
 	ClusterScopedKinds []GroupKind `json:"clusterScopedKinds,omitempty"`
+
+	// ListenerProtocols are the listener protocols the blueprint's Gateways can serve (Gateway
+	// API protocol names). A listener of another protocol is not accepted (UnsupportedProtocol).
+	// Empty means HTTP and HTTPS. Gantry attaches HTTPRoutes to HTTP and HTTPS listeners only;
+	// a listener of another declared protocol is accepted and left to the templates.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	ListenerProtocols []gwv1.ProtocolType `json:"listenerProtocols,omitempty"`
 }
 
 // ValuesStanzas is a pair of value trees: defaults, beaten by anything more specific, and

@@ -1,0 +1,45 @@
+package desired
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+)
+
+// DefaultListenerProtocols are what a blueprint serves unless it declares otherwise.
+var DefaultListenerProtocols = []gwv1.ProtocolType{gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType}
+
+// ListenerProtocols are the listener protocols a blueprint declares, or the default.
+func ListenerProtocols(bp *v1alpha1.GatewayClassBlueprint) []gwv1.ProtocolType {
+	if bp == nil || len(bp.Spec.ListenerProtocols) == 0 {
+		return DefaultListenerProtocols
+	}
+	return bp.Spec.ListenerProtocols
+}
+
+// acceptProtocols marks the listeners whose protocol the blueprint does not declare: they are
+// not accepted, support no route kind and attach no route.
+func acceptProtocols(gw *gwv1.Gateway, bp *v1alpha1.GatewayClassBlueprint, listeners []Listener) {
+	supported := ListenerProtocols(bp)
+	for i, l := range gw.Spec.Listeners {
+		if i >= len(listeners) || slices.Contains(supported, l.Protocol) {
+			continue
+		}
+		names := make([]string, len(supported))
+		for j, p := range supported {
+			names[j] = string(p)
+		}
+		who := "Gantry's default"
+		if bp != nil {
+			who = "blueprint " + bp.Name
+		}
+		listeners[i].Unsupported = fmt.Sprintf("protocol %s is not supported: %s serves %s", l.Protocol, who, strings.Join(names, ", "))
+		listeners[i].SupportedKinds = []gwv1.RouteGroupKind{}
+		listeners[i].AttachedRoutes = 0
+		listeners[i].Invalid = ""
+	}
+}

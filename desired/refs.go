@@ -1,0 +1,119 @@
+package desired
+
+import (
+	"crypto/tls"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
+)
+
+// ReferenceAllowed says whether an object of fromGroup/fromKind in fromNS may refer to the
+// object toGroup/toKind toNS/toName: always within a namespace, across namespaces only when a
+// ReferenceGrant in toNS allows it (Gateway API's ReferenceGrant).
+func ReferenceAllowed(grants []*gwv1beta1.ReferenceGrant, fromGroup, fromKind, fromNS, toGroup, toKind, toNS, toName string) bool {
+	if fromNS == toNS {
+		return true
+	}
+	for _, g := range grants {
+		if g.Namespace != toNS {
+			continue
+		}
+		from := false
+		for _, f := range g.Spec.From {
+			if string(f.Group) == fromGroup && string(f.Kind) == fromKind && string(f.Namespace) == fromNS {
+				from = true
+				break
+			}
+		}
+		if !from {
+			continue
+		}
+		for _, to := range g.Spec.To {
+			if string(to.Group) == toGroup && string(to.Kind) == toKind && (to.Name == nil || string(*to.Name) == toName) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// CertificateRefKeys are the namespace/name of the Secrets a Gateway's listeners name as
+// certificates, for the controller to gather and to index.
+func CertificateRefKeys(gw *gwv1.Gateway) []types.NamespacedName {
+	var out []types.NamespacedName
+	for _, l := range gw.Spec.Listeners {
+		if l.TLS == nil {
+			continue
+		}
+		for _, ref := range l.TLS.CertificateRefs {
+			if !isSecret(ref.Group, ref.Kind) {
+				continue
+			}
+			ns := gw.Namespace
+			if ref.Namespace != nil {
+				ns = string(*ref.Namespace)
+			}
+			out = append(out, types.NamespacedName{Namespace: ns, Name: string(ref.Name)})
+		}
+	}
+	return out
+}
+
+func isSecret(group *gwv1.Group, kind *gwv1.Kind) bool {
+	return (group == nil || *group == "") && (kind == nil || *kind == "Secret")
+}
+
+// resolveListenerRefs sets, on each listener that terminates TLS, why its certificateRefs do
+// not resolve (Gateway API's InvalidCertificateRef and RefNotPermitted), or nothing when they
+// do. The first reference that does not resolve decides; RefNotPermitted is checked first, so
+// that a listener does not learn whether a Secret it may not read exists.
+func resolveListenerRefs(gw *gwv1.Gateway, secrets map[types.NamespacedName]*corev1.Secret, grants []*gwv1beta1.ReferenceGrant, listeners []Listener) {
+	for i, l := range gw.Spec.Listeners {
+		if l.TLS == nil || i >= len(listeners) {
+			continue
+		}
+		for j, ref := range l.TLS.CertificateRefs {
+			field := fmt.Sprintf("spec.listeners[%d].tls.certificateRefs[%d]", i, j)
+			reason, msg := certificateRef(gw, ref, secrets, grants)
+			if reason != "" {
+				listeners[i].RefReason, listeners[i].RefMessage = reason, field+": "+msg
+				break
+			}
+		}
+	}
+}
+
+func certificateRef(gw *gwv1.Gateway, ref gwv1.SecretObjectReference, secrets map[types.NamespacedName]*corev1.Secret, grants []*gwv1beta1.ReferenceGrant) (gwv1.ListenerConditionReason, string) {
+	if !isSecret(ref.Group, ref.Kind) {
+		group, kind := "", "Secret"
+		if ref.Group != nil {
+			group = string(*ref.Group)
+		}
+		if ref.Kind != nil {
+			kind = string(*ref.Kind)
+		}
+		return gwv1.ListenerReasonInvalidCertificateRef, fmt.Sprintf("a certificate must be a core Secret, not %s", strings.TrimSuffix(kind+"."+group, "."))
+	}
+	key := types.NamespacedName{Namespace: gw.Namespace, Name: string(ref.Name)}
+	if ref.Namespace != nil {
+		key.Namespace = string(*ref.Namespace)
+	}
+	if !ReferenceAllowed(grants, gwv1.GroupName, "Gateway", gw.Namespace, "", "Secret", key.Namespace, key.Name) {
+		return gwv1.ListenerReasonRefNotPermitted, fmt.Sprintf("Secret %s is in another namespace, and no ReferenceGrant in namespace %s allows Gateways of namespace %s to refer to it", key, key.Namespace, gw.Namespace)
+	}
+	s := secrets[key]
+	if s == nil {
+		return gwv1.ListenerReasonInvalidCertificateRef, fmt.Sprintf("Secret %s does not exist or is not of type kubernetes.io/tls", key)
+	}
+	if s.Type != corev1.SecretTypeTLS {
+		return gwv1.ListenerReasonInvalidCertificateRef, fmt.Sprintf("Secret %s is of type %s, not of type kubernetes.io/tls", key, s.Type)
+	}
+	if _, err := tls.X509KeyPair(s.Data[corev1.TLSCertKey], s.Data[corev1.TLSPrivateKeyKey]); err != nil {
+		return gwv1.ListenerReasonInvalidCertificateRef, fmt.Sprintf("Secret %s: tls.crt and tls.key are not a PEM certificate and its key: %v", key, err)
+	}
+	return "", ""
+}
