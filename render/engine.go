@@ -31,8 +31,11 @@ const (
 // Blueprint is a compiled GatewayClassBlueprint: parsed templates and values schema, ready to
 // render any number of Gateways, concurrently.
 type Blueprint struct {
-	Name          string
-	root          *template.Template
+	Name string
+	root *template.Template
+	// strict is the template set parsed again for the strict render of templates that read
+	// .Resources (see execution.strictPending); nil when none does.
+	strict        *template.Template
 	gateway       []*compiled
 	route         []*compiled
 	status        *compiled
@@ -56,7 +59,8 @@ type compiled struct {
 // template that does not parse, each with its line.
 func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint, error) {
 	b := &Blueprint{Name: name, clusterScoped: map[schema.GroupKind]bool{}}
-	b.root = template.New(name).Option("missingkey=error").Funcs(baseFuncs()).Funcs(decisionFuncs())
+	// No missingkey option: an absent key is nil, as in Helm (see absent.go).
+	b.root = template.New(name).Funcs(baseFuncs()).Funcs(decisionFuncs())
 	var errs []error
 	parseSet := func(prefix string, set map[string]string) []*compiled {
 		var out []*compiled
@@ -103,6 +107,25 @@ func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint,
 	}
 	b.words = templateWords(b.root)
 	rewriteDecisions(b.root)
+	if slices.ContainsFunc(append(slices.Clip(b.gateway), append(b.route, b.status)...), func(c *compiled) bool { return c != nil && len(c.reads) > 0 }) {
+		sources := map[string]string{}
+		for k, v := range spec.GatewayTemplate.ResourceTemplates {
+			sources[gatewayPrefix+k] = v
+		}
+		if spec.HTTPRouteTemplate != nil {
+			for k, v := range spec.HTTPRouteTemplate.ResourceTemplates {
+				sources[routePrefix+k] = v
+			}
+		}
+		if b.status != nil {
+			sources[statusTemplate] = spec.GatewayTemplate.Status.Template
+		}
+		s, err := strictTemplates(name, sources)
+		if err != nil {
+			return nil, fmt.Errorf("blueprint %s: %w", name, err)
+		}
+		b.strict = s
+	}
 	return b, nil
 }
 
@@ -325,10 +348,12 @@ func (b *Blueprint) render(in *Input, set []*compiled, status *compiled) (*Outpu
 // execution is one render: a clone of the template set whose include and tpl are bound to it,
 // so that their recursion depth is counted per render and renders can run concurrently.
 type execution struct {
-	b     *Blueprint
-	t     *template.Template
-	data  map[string]any
-	depth int
+	b *Blueprint
+	t *template.Template
+	// strict is the clone of the blueprint's strict set, bound like t; see strictPending.
+	strict *template.Template
+	data   map[string]any
+	depth  int
 	// memo holds include outputs for the root context and small dicts (see memoKey);
 	// mutations counts calls of functions that change what the root reaches, which
 	// invalidate it.
@@ -361,6 +386,14 @@ func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, erro
 		t.Funcs(x.mutating())
 		t.Funcs(x.bounded())
 		t.Funcs(x.d.funcs())
+		if b.strict != nil {
+			if x.strict, err = b.strict.Clone(); err != nil {
+				return nil, fmt.Errorf("blueprint %s: %w", b.Name, err)
+			}
+			x.strict.Funcs(template.FuncMap{"include": x.include, "tpl": x.tpl})
+			x.strict.Funcs(x.mutating())
+			x.strict.Funcs(x.bounded())
+		}
 	}
 	cp := copyValue
 	if sub != nil {
@@ -768,10 +801,23 @@ func (x *execution) run(c *compiled) (text string, pending *Pending, err error) 
 			e.Msg = x.budget.err.msg
 			return "", nil, e
 		}
+		// The strict render says best what is missing; a list too short says it itself.
+		if p := x.strictPending(c); p != nil {
+			return "", p, nil
+		}
 		if p := x.pending(c, ctx, e); p != nil {
 			return "", p, nil
 		}
+		if x.budget.err != nil {
+			e.Msg = x.budget.err.msg
+		}
 		return "", nil, e
+	}
+	if p := x.strictPending(c); p != nil {
+		return "", p, nil
+	}
+	if x.budget.err != nil {
+		return "", nil, &Error{Blueprint: x.b.Name, Template: c.field, Msg: x.budget.err.msg}
 	}
 	text = buf.buf.String()
 	docs, _ := SplitDocuments(text)
