@@ -240,6 +240,7 @@ func indexedResource(args []parse.Node) (string, bool) {
 type Hostnames struct {
 	Union        []string
 	Intersection []string
+	Attached     []string
 }
 
 // Input is the context of one render.
@@ -419,7 +420,7 @@ func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, erro
 		"Values":    deepCopyWith(in.Values, cp),
 		"Gateway":   deepCopyWith(in.Gateway, cp),
 		"Resources": resources,
-		"Hostnames": map[string]any{"Union": cp(strs(in.Hostnames.Union)), "Intersection": cp(strs(in.Hostnames.Intersection))},
+		"Hostnames": map[string]any{"Union": cp(strs(in.Hostnames.Union)), "Intersection": cp(strs(in.Hostnames.Intersection)), "Attached": cp(strs(in.Hostnames.Attached))},
 	}
 	if in.HTTPRoute != nil {
 		x.data["HTTPRoute"] = deepCopyWith(in.HTTPRoute, cp)
