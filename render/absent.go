@@ -44,15 +44,14 @@ var absenceHandlers = map[string]bool{
 	"include": true, "tpl": true, "fail": true, "list": true, "dict": true, "compact": true,
 }
 
-// absentError is the error for an absent value; the path comes with the error's context.
-func absentError(string) error {
-	return errors.New("no value (the key is absent or null); give it a default, make it required, or test it with if or with")
-}
+// errAbsent is the error for an absent value; the error's context names the path.
+var errAbsent = errors.New("no value (the key is absent or null); give it a default, make it required, or test it with if or with")
 
-// present is presentFunc: it refuses nil.
-func present(path string, v any) (any, error) {
+// present is presentFunc: it refuses nil. Its first argument is the path as the blueprint
+// spells it: text/template's error shows it with the call, and plainChecks makes it the context.
+func present(_ string, v any) (any, error) {
 	if v == nil {
-		return nil, absentError(path)
+		return nil, errAbsent
 	}
 	return v, nil
 }
@@ -279,14 +278,16 @@ func lenientRoots(n parse.Node) {
 
 // strictPending renders c again with the strict templates, after a render that succeeded or
 // failed otherwise: a missing key of a live object there means c waits for that object. The
-// strict render's output is not used; what it changed in the values is what c's render changed.
+// strict render's output is not used, and it changes nothing the root context reaches: the
+// render that counts made those changes already (set, unset and the merges skip them, see
+// execution.mutating), and making them twice would change what later templates see.
 func (x *execution) strictPending(c *compiled) *Pending {
 	if x.strict == nil || len(c.reads) == 0 || x.budget.err != nil {
 		return nil
 	}
 	t, memo, code, depth := x.t, x.memo, len(x.code), x.depth
-	x.t, x.memo, x.depth = x.strict, nil, 0
-	defer func() { x.t, x.memo, x.code, x.depth = t, memo, x.code[:code], depth }()
+	x.t, x.memo, x.depth, x.strictRun = x.strict, nil, 0, true
+	defer func() { x.t, x.memo, x.code, x.depth, x.strictRun = t, memo, x.code[:code], depth, false }()
 	buf := budgetWriter{budget: &x.budget}
 	err := x.t.ExecuteTemplate(&buf, c.field, x.data)
 	if err == nil || x.budget.err != nil {

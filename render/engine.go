@@ -353,8 +353,10 @@ type execution struct {
 	t *template.Template
 	// strict is the clone of the blueprint's strict set, bound like t; see strictPending.
 	strict *template.Template
-	data   map[string]any
-	depth  int
+	// strictRun is set while the strict render runs.
+	strictRun bool
+	data      map[string]any
+	depth     int
 	// memo holds include outputs for the root context and small dicts (see memoKey);
 	// mutations counts calls of functions that change what the root reaches, which
 	// invalidate it.
@@ -558,52 +560,71 @@ func (x *execution) mutating() template.FuncMap {
 	// forget is called before the change: set and unset write d only; a merge writes d and,
 	// deeply, the maps d holds, and with more than one source, the maps an earlier source put
 	// into d (merged by reference), so the maps every source but the last reaches.
-	forgetIfRoot := func(d map[string]any) {
+	// forgetIfRoot reports whether the change may be made: the strict render (see
+	// strictPending) skips a change of what the root reaches, which the render that counts made.
+	forgetIfRoot := func(d map[string]any) bool {
 		x.mutatingCalls++
 		if x.isRootMap(d) {
+			if x.strictRun {
+				return false
+			}
 			x.changedRoot()
 		}
+		return true
 	}
 	// mergo recurses without bound into a source map that holds itself (set can make one, and
 	// merge through maps two values share): a stack overflow is fatal, not a panic to recover.
 	// Its recursion follows the sources, so merges take only sources the output budget could
 	// walk; the destination may be as large as it likes.
-	forget := func(fn string, d map[string]any, s []map[string]any) error {
+	forget := func(fn string, d map[string]any, s []map[string]any) (bool, error) {
 		for _, m := range s {
 			if err := x.budget.walkable(fn, m); err != nil {
-				return err
+				return false, err
 			}
 		}
 		x.mutatingCalls++
 		if x.reachedFromRoot(d, s[:max(len(s)-1, 0)]...) {
+			if x.strictRun {
+				return false, nil
+			}
 			x.changedRoot()
 		}
-		return nil
+		return true, nil
 	}
 	return template.FuncMap{
-		"set":   func(d map[string]any, k string, v any) map[string]any { forgetIfRoot(d); return set(d, k, v) },
-		"unset": func(d map[string]any, k string) map[string]any { forgetIfRoot(d); return unset(d, k) },
+		"set": func(d map[string]any, k string, v any) map[string]any {
+			if !forgetIfRoot(d) {
+				return d
+			}
+			return set(d, k, v)
+		},
+		"unset": func(d map[string]any, k string) map[string]any {
+			if !forgetIfRoot(d) {
+				return d
+			}
+			return unset(d, k)
+		},
 		"merge": func(d map[string]any, s ...map[string]any) (any, error) {
-			if err := forget("merge", d, s); err != nil {
-				return nil, err
+			if ok, err := forget("merge", d, s); !ok {
+				return d, err
 			}
 			return merge(d, s...), nil
 		},
 		"mergeOverwrite": func(d map[string]any, s ...map[string]any) (any, error) {
-			if err := forget("mergeOverwrite", d, s); err != nil {
-				return nil, err
+			if ok, err := forget("mergeOverwrite", d, s); !ok {
+				return d, err
 			}
 			return mergeOverwrite(d, s...), nil
 		},
 		"mustMerge": func(d map[string]any, s ...map[string]any) (any, error) {
-			if err := forget("mustMerge", d, s); err != nil {
-				return nil, err
+			if ok, err := forget("mustMerge", d, s); !ok {
+				return d, err
 			}
 			return mustMerge(d, s...)
 		},
 		"mustMergeOverwrite": func(d map[string]any, s ...map[string]any) (any, error) {
-			if err := forget("mustMergeOverwrite", d, s); err != nil {
-				return nil, err
+			if ok, err := forget("mustMergeOverwrite", d, s); !ok {
+				return d, err
 			}
 			return mustMergeOverwrite(d, s...)
 		},

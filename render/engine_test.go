@@ -703,3 +703,33 @@ func TestValidateValues(t *testing.T) {
 		t.Errorf("Compile error %v, want one starting %q", err, prefix)
 	}
 }
+
+// TestStrictRenderChangesNothing: the second, strict render of a template that reads .Resources
+// does not change values again — a later template sees one change, not two — and still finds
+// what the template waits for.
+func TestStrictRenderChangesNothing(t *testing.T) {
+	svc := "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n"
+	b := mustCompile(t, gatewaySpec(map[string]string{
+		"svc": svc,
+		"dns": configMap("dns", `{{- $_ := set .Values "n" (add1 (.Values.n | default 0)) }}`, `ip: {{ with .Resources.svc }}{{ (index . 0).status | toJson | quote }}{{ end }}`),
+		"zz":  configMap("zz", `count: {{ .Values.n | quote }}`),
+	}))
+	in := input(nil)
+	in.Resources = map[string][]map[string]any{"svc": {{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "web", "namespace": ns}}}}
+	out, err := b.RenderGateway(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Pending) != 1 || out.Pending[0].Template != "gatewayTemplate.resourceTemplates.dns" {
+		t.Errorf("Pending = %v, want dns waiting for svc", out.Pending)
+	}
+	for _, o := range out.Objects {
+		if o.Template == "zz" {
+			if n := o.Object["data"].(map[string]any)["count"]; n != "1" {
+				t.Errorf("n = %v, want 1: the values were changed twice (%v)", n, o.Object)
+			}
+			return
+		}
+	}
+	t.Errorf("no zz object in %v (pending %v)", out.Objects, out.Pending)
+}

@@ -619,9 +619,9 @@ const outFunc = "gantryOut"
 // out refuses nil, an absent value (or an explicit null) that nothing handled: printed, it
 // would be an empty string (Helm's "<no value>") where the template meant a value. path is
 // the action's pipeline, as the blueprint spells it.
-func (b *budget) out(path string, v any) (any, error) {
+func (b *budget) out(_ string, v any) (any, error) {
 	if v == nil {
-		return nil, absentError(path)
+		return nil, errAbsent
 	}
 	if b.limits.MaxBytes > 0 {
 		if _, ok := v.(string); !ok && sizeOf(v, b.limits.MaxBytes) > b.limits.MaxBytes {
