@@ -504,3 +504,35 @@ func TestLiveObjectsAreTenantStrings(t *testing.T) {
 		t.Errorf("objects = %v, want settings and copy", res.Objects)
 	}
 }
+
+// TestHelmWayBlueprint: a blueprint written the Helm way — a _helpers template with defines
+// and include, default, if/with on optional values, required — renders, also when a value is
+// removed by an explicit null (the blueprint's `opt: null`, a tenant's `tags: null`).
+func TestHelmWayBlueprint(t *testing.T) {
+	bp := blueprint(map[string]string{
+		"_helpers": `{{- define "app.name" -}}{{ .Gateway.metadata.name }}-{{ .Values.suffix | default "app" }}{{- end -}}`,
+		"cm": configMapTemplate(`{{ include "app.name" . }}`,
+			`image: {{ required "image is required" .Values.image | quote }}`,
+			`opt: {{ .Values.opt | default "none" | quote }}`,
+			`{{- if .Values.debug.enabled }}`, `debug: "on"`, `{{- end }}`,
+			`{{- with .Values.tags }}`, `tags: {{ toJson . | quote }}`, `{{- end }}`,
+			`{{- if not (hasKey .Values "tags") }}`, `untagged: "yes"`, `{{- end }}`),
+	}, `{"image": "proxy:1", "opt": null, "tags": {"team": "a"}}`)
+	out, err := desired.Gateway(&desired.Input{Gateway: gateway("web"), Class: class(), Blueprint: bp,
+		GatewayConfigs: []*v1alpha1.GatewayConfig{gatewayConfig(ns, "tenant", target("Gateway", "web"), `{"tags": null}`, "")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.Objects[0].Object["data"]
+	want := map[string]any{"image": "proxy:1", "opt": "none", "untagged": "yes"}
+	if !reflect.DeepEqual(got, want) || out.Objects[0].Object["metadata"].(map[string]any)["name"] != "web-app" {
+		t.Errorf("object = %v, want data %v, name web-app", out.Objects[0].Object, want)
+	}
+
+	// Without the image, required says so.
+	bp.Spec.Values.Default = rawJSON(`{"opt": null}`)
+	_, err = desired.Gateway(&desired.Input{Gateway: gateway("web"), Class: class(), Blueprint: bp})
+	if err == nil || !strings.Contains(err.Error(), "gatewayTemplate.resourceTemplates.cm:6") || !strings.Contains(err.Error(), "image is required") {
+		t.Errorf("error = %v, want the required message at cm:6", err)
+	}
+}

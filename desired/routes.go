@@ -182,7 +182,7 @@ func hostnamesIntersect(listener *gwv1.Hostname, route []gwv1.Hostname) bool {
 		return true
 	}
 	h := render.ComputeHostnames([]render.ListenerRoutes{{Hostname: string(*listener), Routes: [][]string{hostnames(route)}}})
-	return len(h.Intersection) > 0
+	return len(h.Attached) > 0
 }
 
 func hostnames(hs []gwv1.Hostname) []string {

@@ -123,9 +123,11 @@ func TestAttachment(t *testing.T) {
 	// http serves same-ns and two-sections (a, b); https the same and, for other-ns, which has
 	// no hostnames, its own wildcard, which covers a and b; explicit its own hostname.
 	wantUnion := []string{"*.example.com", "a.example.com", "b.example.com", "explicit.example.org"}
+	wantAttached := []string{"*.example.com", "explicit.example.org"}
+	// bifrost's Intersection: the Union without what its wildcard covers; here the same names.
 	wantIntersection := []string{"*.example.com", "explicit.example.org"}
-	if !reflect.DeepEqual(res.Hostnames.Union, wantUnion) || !reflect.DeepEqual(res.Hostnames.Intersection, wantIntersection) {
-		t.Errorf("Hostnames = %+v, want Union %q, Intersection %q", res.Hostnames, wantUnion, wantIntersection)
+	if !reflect.DeepEqual(res.Hostnames.Union, wantUnion) || !reflect.DeepEqual(res.Hostnames.Attached, wantAttached) || !reflect.DeepEqual(res.Hostnames.Intersection, wantIntersection) {
+		t.Errorf("Hostnames = %+v, want Union %q, Attached %q, Intersection %q", res.Hostnames, wantUnion, wantAttached, wantIntersection)
 	}
 }
 
@@ -155,7 +157,7 @@ func TestRouteTemplates(t *testing.T) {
 		"config": configMapTemplate("{{ .HTTPRoute.metadata.name }}-{{ .Values.tier }}",
 			`color: {{ .Values.color | quote }}`,
 			`gateway: {{ .Gateway.metadata.name | quote }}`,
-			`hosts: {{ join "," .Hostnames.Intersection | quote }}`),
+			`hosts: {{ join "," .Hostnames.Attached | quote }}`),
 	}}
 	policies := []*v1alpha1.GatewayConfig{
 		gatewayConfig(ns, "gateway", target("Gateway", "web"), `{"tier": "gateway", "color": "blue"}`, ""),

@@ -147,12 +147,17 @@ func (s *Set) addDocument(doc string) error {
 		}
 		return fmt.Errorf("not a Kubernetes object (no apiVersion and kind)")
 	}
-	strict := func(into any) error { return yaml.UnmarshalStrict([]byte(doc), into) }
-	group := head.APIVersion
-	if i := strings.Index(group, "/"); i >= 0 {
-		group = group[:i]
-	} else {
-		group = ""
+	gv, err := schema.ParseGroupVersion(head.APIVersion)
+	if err != nil {
+		return err
+	}
+	group := gv.Group
+	// strict decodes known kinds strictly, then with the defaults of their CRD.
+	strict := func(into any) error {
+		if err := yaml.UnmarshalStrict([]byte(doc), into); err != nil {
+			return err
+		}
+		return withDefaults(doc, gv.WithKind(head.Kind), into)
 	}
 	switch {
 	case group == v1alpha1.GroupName && head.Kind == "GatewayClassBlueprint":

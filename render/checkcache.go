@@ -272,11 +272,12 @@ func bInputKey(b *Blueprint, in *Input, sub *substitution) (checkKey, bool) {
 		}
 	}
 	w.str('k', "Hostnames")
-	for _, l := range [][]string{in.Hostnames.Union, in.Hostnames.Intersection} {
-		w.tag('l', len(l))
-		for _, h := range l {
-			w.str('s', sub.str(h))
-		}
+	// Its keys are the engine's, not data: hashed as they are; its lists substituted as hashed.
+	hostnames := hostnamesData(in.Hostnames, func(v any) any { return v })
+	w.tag('m', len(hostnames))
+	for _, k := range slices.Sorted(maps.Keys(hostnames)) {
+		w.str('k', k)
+		w.value(hostnames[k])
 	}
 	return sha256.Sum256(w.buf), w.ok
 }

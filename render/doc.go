@@ -3,9 +3,10 @@
 //
 // The engine is small and sealed, after Helm's pkg/engine: sprig without anything that reads
 // the environment, the network, the clock or a random source (a controller re-renders all the
-// time, and output that changes by itself would be written again and again); `missingkey=error`;
-// template panics become errors; `include` and `tpl` recursion is capped; errors name the
-// blueprint, the template field and the line.
+// time, and output that changes by itself would be written again and again); absent values
+// that are nil, as in Helm, but an error when printed unhandled (absent.go); template panics
+// become errors; `include` and `tpl` recursion is capped; errors name the blueprint, the
+// template field and the line.
 //
 // Tenant values are data. Output is split into documents on separator lines only, every
 // document must be a whole object, namespaced objects land in the Gateway's (or route's)

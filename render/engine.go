@@ -31,8 +31,11 @@ const (
 // Blueprint is a compiled GatewayClassBlueprint: parsed templates and values schema, ready to
 // render any number of Gateways, concurrently.
 type Blueprint struct {
-	Name          string
-	root          *template.Template
+	Name string
+	root *template.Template
+	// strict is the template set parsed again for the strict render of templates that read
+	// .Resources (see execution.strictPending); nil when none does.
+	strict        *template.Template
 	gateway       []*compiled
 	route         []*compiled
 	status        *compiled
@@ -58,7 +61,8 @@ type compiled struct {
 // template that does not parse, each with its line.
 func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint, error) {
 	b := &Blueprint{Name: name, clusterScoped: map[schema.GroupKind]bool{}, id: blueprintIDs.Add(1)}
-	b.root = template.New(name).Option("missingkey=error").Funcs(baseFuncs()).Funcs(decisionFuncs())
+	// No missingkey option: an absent key is nil, as in Helm (see absent.go).
+	b.root = template.New(name).Funcs(baseFuncs()).Funcs(decisionFuncs())
 	var errs []error
 	parseSet := func(prefix string, set map[string]string) []*compiled {
 		var out []*compiled
@@ -105,6 +109,25 @@ func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint,
 	}
 	b.words = templateWords(b.root)
 	rewriteDecisions(b.root)
+	if slices.ContainsFunc(append(slices.Clip(b.gateway), append(b.route, b.status)...), func(c *compiled) bool { return c != nil && len(c.reads) > 0 }) {
+		sources := map[string]string{}
+		for k, v := range spec.GatewayTemplate.ResourceTemplates {
+			sources[gatewayPrefix+k] = v
+		}
+		if spec.HTTPRouteTemplate != nil {
+			for k, v := range spec.HTTPRouteTemplate.ResourceTemplates {
+				sources[routePrefix+k] = v
+			}
+		}
+		if b.status != nil {
+			sources[statusTemplate] = spec.GatewayTemplate.Status.Template
+		}
+		s, err := strictTemplates(name, sources)
+		if err != nil {
+			return nil, fmt.Errorf("blueprint %s: %w", name, err)
+		}
+		b.strict = s
+	}
 	return b, nil
 }
 
@@ -219,6 +242,7 @@ func indexedResource(args []parse.Node) (string, bool) {
 type Hostnames struct {
 	Union        []string
 	Intersection []string
+	Attached     []string
 }
 
 // Input is the context of one render.
@@ -325,10 +349,14 @@ func (b *Blueprint) render(in *Input, set []*compiled, status *compiled) (*Outpu
 // execution is one render: a clone of the template set whose include and tpl are bound to it,
 // so that their recursion depth is counted per render and renders can run concurrently.
 type execution struct {
-	b     *Blueprint
-	t     *template.Template
-	data  map[string]any
-	depth int
+	b *Blueprint
+	t *template.Template
+	// strict is the clone of the blueprint's strict set, bound like t; see strictPending.
+	strict *template.Template
+	// strictRun is set while the strict render runs.
+	strictRun bool
+	data      map[string]any
+	depth     int
 	// memo holds include outputs for the root context and small dicts (see memoKey);
 	// mutations counts calls of functions that change what the root reaches, which
 	// invalidate it.
@@ -361,6 +389,14 @@ func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, erro
 		t.Funcs(x.mutating())
 		t.Funcs(x.bounded())
 		t.Funcs(x.d.funcs())
+		if b.strict != nil {
+			if x.strict, err = b.strict.Clone(); err != nil {
+				return nil, fmt.Errorf("blueprint %s: %w", b.Name, err)
+			}
+			x.strict.Funcs(template.FuncMap{"include": x.include, "tpl": x.tpl})
+			x.strict.Funcs(x.mutating())
+			x.strict.Funcs(x.bounded())
+		}
 	}
 	cp := copyValue
 	if sub != nil {
@@ -386,7 +422,7 @@ func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, erro
 		"Values":    deepCopyWith(in.Values, cp),
 		"Gateway":   deepCopyWith(in.Gateway, cp),
 		"Resources": resources,
-		"Hostnames": map[string]any{"Union": cp(strs(in.Hostnames.Union)), "Intersection": cp(strs(in.Hostnames.Intersection))},
+		"Hostnames": hostnamesData(in.Hostnames, cp),
 	}
 	if in.HTTPRoute != nil {
 		x.data["HTTPRoute"] = deepCopyWith(in.HTTPRoute, cp)
@@ -399,6 +435,12 @@ func (x *execution) done() {
 	x.data = nil
 	clear(x.roots.maps) // nothing of this render stays reachable from the pool
 	x.b.executions.Put(x)
+}
+
+// hostnamesData is .Hostnames as templates see it; the structure check's memory keys B's
+// input by the same function (checkcache.go), so that a field added here is keyed too.
+func hostnamesData(h Hostnames, cp func(any) any) map[string]any {
+	return map[string]any{"Union": cp(strs(h.Union)), "Intersection": cp(strs(h.Intersection)), "Attached": cp(strs(h.Attached))}
 }
 
 func strs(s []string) []any {
@@ -524,52 +566,71 @@ func (x *execution) mutating() template.FuncMap {
 	// forget is called before the change: set and unset write d only; a merge writes d and,
 	// deeply, the maps d holds, and with more than one source, the maps an earlier source put
 	// into d (merged by reference), so the maps every source but the last reaches.
-	forgetIfRoot := func(d map[string]any) {
+	// forgetIfRoot reports whether the change may be made: the strict render (see
+	// strictPending) skips a change of what the root reaches, which the render that counts made.
+	forgetIfRoot := func(d map[string]any) bool {
 		x.mutatingCalls++
 		if x.isRootMap(d) {
+			if x.strictRun {
+				return false
+			}
 			x.changedRoot()
 		}
+		return true
 	}
 	// mergo recurses without bound into a source map that holds itself (set can make one, and
 	// merge through maps two values share): a stack overflow is fatal, not a panic to recover.
 	// Its recursion follows the sources, so merges take only sources the output budget could
 	// walk; the destination may be as large as it likes.
-	forget := func(fn string, d map[string]any, s []map[string]any) error {
+	forget := func(fn string, d map[string]any, s []map[string]any) (bool, error) {
 		for _, m := range s {
 			if err := x.budget.walkable(fn, m); err != nil {
-				return err
+				return false, err
 			}
 		}
 		x.mutatingCalls++
 		if x.reachedFromRoot(d, s[:max(len(s)-1, 0)]...) {
+			if x.strictRun {
+				return false, nil
+			}
 			x.changedRoot()
 		}
-		return nil
+		return true, nil
 	}
 	return template.FuncMap{
-		"set":   func(d map[string]any, k string, v any) map[string]any { forgetIfRoot(d); return set(d, k, v) },
-		"unset": func(d map[string]any, k string) map[string]any { forgetIfRoot(d); return unset(d, k) },
+		"set": func(d map[string]any, k string, v any) map[string]any {
+			if !forgetIfRoot(d) {
+				return d
+			}
+			return set(d, k, v)
+		},
+		"unset": func(d map[string]any, k string) map[string]any {
+			if !forgetIfRoot(d) {
+				return d
+			}
+			return unset(d, k)
+		},
 		"merge": func(d map[string]any, s ...map[string]any) (any, error) {
-			if err := forget("merge", d, s); err != nil {
-				return nil, err
+			if ok, err := forget("merge", d, s); !ok {
+				return d, err
 			}
 			return merge(d, s...), nil
 		},
 		"mergeOverwrite": func(d map[string]any, s ...map[string]any) (any, error) {
-			if err := forget("mergeOverwrite", d, s); err != nil {
-				return nil, err
+			if ok, err := forget("mergeOverwrite", d, s); !ok {
+				return d, err
 			}
 			return mergeOverwrite(d, s...), nil
 		},
 		"mustMerge": func(d map[string]any, s ...map[string]any) (any, error) {
-			if err := forget("mustMerge", d, s); err != nil {
-				return nil, err
+			if ok, err := forget("mustMerge", d, s); !ok {
+				return d, err
 			}
 			return mustMerge(d, s...)
 		},
 		"mustMergeOverwrite": func(d map[string]any, s ...map[string]any) (any, error) {
-			if err := forget("mustMergeOverwrite", d, s); err != nil {
-				return nil, err
+			if ok, err := forget("mustMergeOverwrite", d, s); !ok {
+				return d, err
 			}
 			return mustMergeOverwrite(d, s...)
 		},
@@ -768,10 +829,23 @@ func (x *execution) run(c *compiled) (text string, pending *Pending, err error) 
 			e.Msg = x.budget.err.msg
 			return "", nil, e
 		}
+		// The strict render says best what is missing; a list too short says it itself.
+		if p := x.strictPending(c); p != nil {
+			return "", p, nil
+		}
 		if p := x.pending(c, ctx, e); p != nil {
 			return "", p, nil
 		}
+		if x.budget.err != nil {
+			e.Msg = x.budget.err.msg
+		}
 		return "", nil, e
+	}
+	if p := x.strictPending(c); p != nil {
+		return "", p, nil
+	}
+	if x.budget.err != nil {
+		return "", nil, &Error{Blueprint: x.b.Name, Template: c.field, Msg: x.budget.err.msg}
 	}
 	text = buf.buf.String()
 	docs, _ := SplitDocuments(text)

@@ -196,20 +196,20 @@ func TestMissingKeyIsAnError(t *testing.T) {
 	}{{
 		name:     "missing value",
 		template: configMap("cm", `v: {{ .Values.nope | quote }}`),
-		want:     `blueprint bp: gatewayTemplate.resourceTemplates.cm:6: .Values.nope: map has no entry for key "nope"`,
+		want:     `blueprint bp: gatewayTemplate.resourceTemplates.cm:6: .Values.nope: no value (the key is absent or null); give it a default, make it required, or test it with if or with`,
 	}, {
 		name:     "missing nested value",
 		template: configMap("cm", `a: "1"`, `v: {{ .Values.a.nope }}`),
 		values:   map[string]any{"a": map[string]any{"b": "c"}},
-		want:     `blueprint bp: gatewayTemplate.resourceTemplates.cm:7: .Values.a.nope: map has no entry for key "nope"`,
+		want:     `blueprint bp: gatewayTemplate.resourceTemplates.cm:7: .Values.a.nope: no value (the key is absent or null); give it a default, make it required, or test it with if or with`,
 	}, {
 		name:     "missing Gateway field",
 		template: configMap("cm", `v: {{ .Gateway.spec.addresses }}`),
-		want:     `blueprint bp: gatewayTemplate.resourceTemplates.cm:6: .Gateway.spec.addresses: map has no entry for key "addresses"`,
+		want:     `blueprint bp: gatewayTemplate.resourceTemplates.cm:6: .Gateway.spec.addresses: no value (the key is absent or null); give it a default, make it required, or test it with if or with`,
 	}, {
 		name:     "no HTTPRoute in a gateway template",
 		template: configMap("cm", `v: {{ .HTTPRoute.metadata.name }}`),
-		want:     `blueprint bp: gatewayTemplate.resourceTemplates.cm:6: .HTTPRoute.metadata.name: map has no entry for key "HTTPRoute"`,
+		want:     `blueprint bp: gatewayTemplate.resourceTemplates.cm:6: .HTTPRoute.metadata.name: no value (the key is absent or null); give it a default, make it required, or test it with if or with`,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -332,7 +332,7 @@ func TestErrorsNameBlueprintTemplateAndLine(t *testing.T) {
 	}{{
 		name: "gateway template",
 		spec: gatewaySpec(map[string]string{"cm": "apiVersion: v1\nkind: ConfigMap\n{{ .Values.nope }}\n"}),
-		want: `blueprint bp: gatewayTemplate.resourceTemplates.cm:3: .Values.nope: map has no entry for key "nope"`,
+		want: `blueprint bp: gatewayTemplate.resourceTemplates.cm:3: .Values.nope: no value (the key is absent or null); give it a default, make it required, or test it with if or with`,
 		line: 3,
 	}, {
 		name: "route template",
@@ -340,23 +340,23 @@ func TestErrorsNameBlueprintTemplateAndLine(t *testing.T) {
 			"rt": "apiVersion: v1\n{{ .HTTPRoute.spec.nope }}\n",
 		}}},
 		in:   &render.Input{Gateway: gatewayMap(), HTTPRoute: map[string]any{"spec": map[string]any{}}, Namespace: ns},
-		want: `blueprint bp: httpRouteTemplate.resourceTemplates.rt:2: .HTTPRoute.spec.nope: map has no entry for key "nope"`,
+		want: `blueprint bp: httpRouteTemplate.resourceTemplates.rt:2: .HTTPRoute.spec.nope: no value (the key is absent or null); give it a default, make it required, or test it with if or with`,
 		line: 2,
 	}, {
 		name: "status template",
 		spec: &v1alpha1.GatewayClassBlueprintSpec{GatewayTemplate: v1alpha1.GatewayTemplate{
 			Status: &v1alpha1.StatusTemplate{Template: "addresses:\n- value: {{ .Values.nope }}\n"},
 		}},
-		want: `blueprint bp: gatewayTemplate.status.template:2: .Values.nope: map has no entry for key "nope"`,
+		want: `blueprint bp: gatewayTemplate.status.template:2: .Values.nope: no value (the key is absent or null); give it a default, make it required, or test it with if or with`,
 		line: 2,
 	}, {
 		name: "define in another template, through template",
 		spec: gatewaySpec(map[string]string{"_helpers": helpers, "cm": configMap("cm", `v: {{ template "h" . }}`)}),
-		want: `blueprint bp: gatewayTemplate.resourceTemplates.cm: in "gatewayTemplate.resourceTemplates._helpers" line 2: .Values.nope: map has no entry for key "nope"`,
+		want: `blueprint bp: gatewayTemplate.resourceTemplates.cm: in "gatewayTemplate.resourceTemplates._helpers" line 2: .Values.nope: no value (the key is absent or null); give it a default, make it required, or test it with if or with`,
 	}, {
 		name: "define in another template, through include",
 		spec: gatewaySpec(map[string]string{"_helpers": helpers, "cm": configMap("cm", `v: {{ include "h" . }}`)}),
-		want: `blueprint bp: gatewayTemplate.resourceTemplates.cm:6: include "h" .: error calling include: template: gatewayTemplate.resourceTemplates._helpers:2:10: executing "h" at <.Values.nope>: map has no entry for key "nope"`,
+		want: `blueprint bp: gatewayTemplate.resourceTemplates.cm:6: include "h" .: error calling include: template: gatewayTemplate.resourceTemplates._helpers:2:3: executing "h" at <.Values.nope>: no value (the key is absent or null); give it a default, make it required, or test it with if or with`,
 		line: 6,
 	}, {
 		name: "output document",
@@ -485,16 +485,48 @@ func TestPending(t *testing.T) {
 		name:      "missing value in a template that reads a ready resource",
 		dns:       configMap("dns", `ip: {{ (index .Resources.svc 0).status.ip | quote }}`, `v: {{ .Values.nope }}`),
 		resources: ready,
-		err:       `blueprint bp: gatewayTemplate.resourceTemplates.dns:7: .Values.nope: map has no entry for key "nope"`,
+		err:       `blueprint bp: gatewayTemplate.resourceTemplates.dns:7: .Values.nope: no value (the key is absent or null); give it a default, make it required, or test it with if or with`,
 	}, {
 		name: "missing value before a resource that is not there",
 		dns:  configMap("dns", `v: {{ .Values.nope }}`, `ip: {{ (index .Resources.svc 0).status.ip | quote }}`),
-		err:  `blueprint bp: gatewayTemplate.resourceTemplates.dns:6: .Values.nope: map has no entry for key "nope"`,
+		err:  `blueprint bp: gatewayTemplate.resourceTemplates.dns:6: .Values.nope: no value (the key is absent or null); give it a default, make it required, or test it with if or with`,
 	}, {
 		name:      "missing value through $ inside with .Resources",
 		dns:       configMap("dns", `v: {{ with .Resources.svc }}{{ $.Values.nope }}{{ end }}`),
 		resources: ready,
-		err:       `blueprint bp: gatewayTemplate.resourceTemplates.dns:6: $.Values.nope: map has no entry for key "nope"`,
+		err:       `blueprint bp: gatewayTemplate.resourceTemplates.dns:6: $.Values.nope: no value (the key is absent or null); give it a default, make it required, or test it with if or with`,
+	}, {
+		name:      "an absent value handled before a live object without status",
+		dns:       configMap("dns", `ttl: {{ .Values.ttl | default 300 | quote }}`, `ip: {{ (index .Resources.svc 0).status.ip | quote }}`),
+		resources: live(nil),
+		pending: []render.Pending{{
+			Template: "gatewayTemplate.resourceTemplates.dns",
+			Waiting:  []string{"svc"},
+			Reason:   `0: map has no entry for key "status"`,
+		}},
+	}, {
+		name:      "a live object's absent field printed bare",
+		dns:       configMap("dns", `{{- if .Values.absent.x }}{{ end }}`, `ip: {{ (index .Resources.svc 0).status.ip }}`),
+		resources: live(map[string]any{"loadBalancer": map[string]any{}}),
+		pending: []render.Pending{{
+			Template: "gatewayTemplate.resourceTemplates.dns",
+			Waiting:  []string{"svc"},
+			Reason:   `0: map has no entry for key "ip"`,
+		}},
+	}, {
+		name:      "a live object without status in a range",
+		dns:       configMap("dns", `ips: {{ range .Resources.svc }}{{ .status.ip | default "none" }}{{ end }}`),
+		resources: live(nil),
+		pending: []render.Pending{{
+			Template: "gatewayTemplate.resourceTemplates.dns",
+			Waiting:  []string{"svc"},
+			Reason:   `.status.ip: map has no entry for key "status"`,
+		}},
+	}, {
+		name:      "absent values handled beside a ready live object",
+		dns:       configMap("dns", `ip: {{ (index .Resources.svc 0).status.ip | quote }}`, `ttl: {{ .Values.ttl | default "300" | quote }}`, `{{- with .Values.tags }}{{ .x }}{{ end }}`),
+		resources: ready,
+		dnsData:   map[string]any{"ip": "10.0.0.1", "ttl": "300"},
 	}, {
 		name:      "value index out of range in a template that reads .Resources",
 		dns:       configMap("dns", `ip: {{ (index .Resources.svc 0).status.ip | quote }}`, `port: {{ index .Values.ports 5 }}`),
@@ -670,4 +702,34 @@ func TestValidateValues(t *testing.T) {
 	if prefix := "blueprint bp: valuesSchema: not JSON: "; err == nil || !strings.HasPrefix(err.Error(), prefix) {
 		t.Errorf("Compile error %v, want one starting %q", err, prefix)
 	}
+}
+
+// TestStrictRenderChangesNothing: the second, strict render of a template that reads .Resources
+// does not change values again — a later template sees one change, not two — and still finds
+// what the template waits for.
+func TestStrictRenderChangesNothing(t *testing.T) {
+	svc := "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n"
+	b := mustCompile(t, gatewaySpec(map[string]string{
+		"svc": svc,
+		"dns": configMap("dns", `{{- $_ := set .Values "n" (add1 (.Values.n | default 0)) }}`, `ip: {{ with .Resources.svc }}{{ (index . 0).status | toJson | quote }}{{ end }}`),
+		"zz":  configMap("zz", `count: {{ .Values.n | quote }}`),
+	}))
+	in := input(nil)
+	in.Resources = map[string][]map[string]any{"svc": {{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "web", "namespace": ns}}}}
+	out, err := b.RenderGateway(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Pending) != 1 || out.Pending[0].Template != "gatewayTemplate.resourceTemplates.dns" {
+		t.Errorf("Pending = %v, want dns waiting for svc", out.Pending)
+	}
+	for _, o := range out.Objects {
+		if o.Template == "zz" {
+			if n := o.Object["data"].(map[string]any)["count"]; n != "1" {
+				t.Errorf("n = %v, want 1: the values were changed twice (%v)", n, o.Object)
+			}
+			return
+		}
+	}
+	t.Errorf("no zz object in %v (pending %v)", out.Objects, out.Pending)
 }

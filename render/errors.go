@@ -59,8 +59,9 @@ var (
 // templateError rewrites a text/template error as an *Error. It returns the template context
 // (`<.Values.x>`) separately so that callers can classify it.
 func templateError(blueprint, template string, err error) (*Error, string) {
-	e := &Error{Blueprint: blueprint, Template: template, Msg: err.Error()}
-	m := templateErr.FindStringSubmatch(err.Error())
+	msg := plainChecks(err.Error())
+	e := &Error{Blueprint: blueprint, Template: template, Msg: msg}
+	m := templateErr.FindStringSubmatch(msg)
 	if m == nil {
 		return e, ""
 	}

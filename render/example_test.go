@@ -18,7 +18,8 @@ metadata:
   name: {{ .Gateway.metadata.name }}-config
 data:
   greeting: {{ .Values.greeting | quote }}
-  hosts: {{ join "," .Hostnames.Intersection | quote }}
+  served: {{ join "," .Hostnames.Attached | quote }}
+  certificate: {{ join "," .Hostnames.Intersection | quote }}
 `,
 			},
 		},
@@ -44,7 +45,7 @@ data:
 		fmt.Printf("%s: %s\n", o.Template, b)
 	}
 	// Output:
-	// config: {"apiVersion":"v1","data":{"greeting":"hello","hosts":"shop.example.com"},"kind":"ConfigMap","metadata":{"name":"web-config","namespace":"team-a"}}
+	// config: {"apiVersion":"v1","data":{"certificate":"*.example.com","greeting":"hello","served":"shop.example.com"},"kind":"ConfigMap","metadata":{"name":"web-config","namespace":"team-a"}}
 }
 
 func ExampleCompile() {

@@ -49,7 +49,8 @@ func baseFuncs() template.FuncMap {
 	f["include"] = func(string, any) (string, error) { return "", errors.New("include outside a render") }
 	f["tpl"] = func(string, any) (string, error) { return "", errors.New("tpl outside a render") }
 	f[stepFunc] = func() string { return "" }
-	f[outFunc] = func(v any) any { return v }
+	f[outFunc] = func(_ string, v any) any { return v }
+	f[presentFunc] = func(_ string, v any) any { return v }
 	return f
 }
 

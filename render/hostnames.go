@@ -14,13 +14,21 @@ type ListenerRoutes struct {
 
 // ComputeHostnames gives .Hostnames for a Gateway.
 //
-// Union is every listener hostname and every attached route hostname. Intersection is what the
-// Gateway actually serves: for each listener and attached route, the more specific of two
-// matching hostnames; then every hostname covered by a wildcard in the set is dropped, so that a
-// certificate for Intersection covers everything with the fewest names. Both are sorted and
-// de-duplicated.
+// Union is every listener hostname and every attached route hostname.
+//
+// Intersection is bifrost-gateway-controller's contract, kept for blueprints written for it:
+// Union without the names a wildcard in Union already covers, the fewest names a certificate
+// for the Gateway needs. A wildcard covers one label, as in a certificate (`*.example.com`
+// covers `foo.example.com`, not `example.com` nor `a.b.example.com`). Listener hostnames are
+// in it before any route attaches.
+//
+// Attached is what the Gateway actually serves: for each listener and attached route, the
+// more specific of two matching hostnames (Gateway API matching, where a wildcard matches one
+// or more labels); then every hostname covered by a wildcard in the set is dropped.
+//
+// All three are sorted and de-duplicated.
 func ComputeHostnames(listeners []ListenerRoutes) Hostnames {
-	var union, inter []string
+	var union, attached []string
 	for _, l := range listeners {
 		if l.Hostname != "" {
 			union = append(union, l.Hostname)
@@ -29,28 +37,44 @@ func ComputeHostnames(listeners []ListenerRoutes) Hostnames {
 			union = append(union, route...)
 			if len(route) == 0 {
 				if l.Hostname != "" {
-					inter = append(inter, l.Hostname)
+					attached = append(attached, l.Hostname)
 				}
 				continue
 			}
 			for _, h := range route {
 				if m := intersect(l.Hostname, h); m != "" {
-					inter = append(inter, m)
+					attached = append(attached, m)
 				}
 			}
 		}
 	}
 	union = sortedUnique(union)
-	inter = sortedUnique(inter)
-	inter = slices.DeleteFunc(inter, func(h string) bool {
-		for _, w := range inter {
+	attached = withoutCovered(sortedUnique(attached), covers)
+	inter := withoutCovered(slices.Clone(union), coversOneLabel)
+	return Hostnames{Union: union, Intersection: inter, Attached: attached}
+}
+
+// withoutCovered drops from the sorted set hs every name another name in it covers.
+func withoutCovered(hs []string, covers func(w, h string) bool) []string {
+	return slices.DeleteFunc(hs, func(h string) bool {
+		for _, w := range hs {
 			if w != h && covers(w, h) {
 				return true
 			}
 		}
 		return false
 	})
-	return Hostnames{Union: union, Intersection: inter}
+}
+
+// coversOneLabel reports whether wildcard w (`*.example.com`) covers h as a certificate's
+// wildcard does: h is one label, not a wildcard, in front of the suffix.
+func coversOneLabel(w, h string) bool {
+	suffix, ok := strings.CutPrefix(w, "*")
+	if !ok || w == h {
+		return false
+	}
+	label, ok := strings.CutSuffix(h, suffix)
+	return ok && label != "" && label != "*" && !strings.Contains(label, ".")
 }
 
 // intersect returns the hostnames both a listener and a route hostname match: the more

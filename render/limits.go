@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"text/template"
 	"text/template/parse"
@@ -223,10 +224,16 @@ func instrument(tree *parse.Tree) {
 		switch n := n.(type) {
 		case *parse.ActionNode:
 			// A printing action (not an assignment): check what it prints before fmt does,
-			// unless it ends in a function that returns a string (already checked or small).
-			if p := n.Pipe; p != nil && len(p.Decl) == 0 && len(p.Cmds) > 0 && !isStep(n) && !isOut(p) && !endsInString(p) {
-				id := parse.NewIdentifier(outFunc).SetPos(n.Pos)
-				p.Cmds = append(p.Cmds, &parse.CommandNode{NodeType: parse.NodeCommand, Pos: n.Pos, Args: []parse.Node{id}})
+			// unless it ends in a function that returns a string (already checked or small),
+			// and refuse an absent value that reaches it with nothing to handle it.
+			if p := n.Pipe; p != nil && len(p.Decl) == 0 && len(p.Cmds) > 0 && !isStep(n) && !isOut(p) {
+				path := p.String()
+				requirePresent(p)
+				if !endsInString(p) {
+					id := parse.NewIdentifier(outFunc).SetPos(n.Pos)
+					arg := &parse.StringNode{NodeType: parse.NodeString, Pos: n.Pos, Quoted: strconv.Quote(path), Text: path}
+					p.Cmds = append(p.Cmds, &parse.CommandNode{NodeType: parse.NodeCommand, Pos: n.Pos, Args: []parse.Node{id, arg}})
+				}
 			}
 		case *parse.ListNode:
 			if n != nil {
@@ -275,7 +282,7 @@ func endsInString(p *parse.PipeNode) bool {
 func isOut(p *parse.PipeNode) bool {
 	last := p.Cmds[len(p.Cmds)-1]
 	id, ok := last.Args[0].(*parse.IdentifierNode)
-	return ok && len(last.Args) == 1 && id.Ident == outFunc
+	return ok && len(last.Args) == 2 && id.Ident == outFunc
 }
 
 func isStep(n parse.Node) bool {
@@ -310,8 +317,9 @@ func (x *execution) bounded() template.FuncMap {
 		return b.size(fn, len(s)+mul(len(s)+1, len(repl)+mul(len(s), strings.Count(repl, "$"))))
 	}
 	fm := template.FuncMap{
-		stepFunc: b.step,
-		outFunc:  b.out,
+		stepFunc:    b.step,
+		outFunc:     b.out,
+		presentFunc: present,
 		// fmt caps each width and precision at a million, but a format may hold many.
 		"printf": func(format string, args ...any) (string, error) {
 			n := len(format)
@@ -608,7 +616,13 @@ func (b *budget) sized(name string, fn any) any {
 // before fmt expands it: fmt formats a whole value in memory before writing any of it.
 const outFunc = "gantryOut"
 
-func (b *budget) out(v any) (any, error) {
+// out refuses nil, an absent value (or an explicit null) that nothing handled: printed, it
+// would be an empty string (Helm's "<no value>") where the template meant a value. path is
+// the action's pipeline, as the blueprint spells it.
+func (b *budget) out(_ string, v any) (any, error) {
+	if v == nil {
+		return nil, errAbsent
+	}
 	if b.limits.MaxBytes > 0 {
 		if _, ok := v.(string); !ok && sizeOf(v, b.limits.MaxBytes) > b.limits.MaxBytes {
 			return nil, b.fail("render budget exceeded: output: printing a value larger than %d bytes (--render-max-bytes)", b.limits.MaxBytes)

@@ -114,7 +114,7 @@ data:
 // include that changes its argument (whose change the caller sees again on the second call).
 func TestIncludeOfADictIsItsOutput(t *testing.T) {
 	spec := &v1alpha1.GatewayClassBlueprintSpec{GatewayTemplate: v1alpha1.GatewayTemplate{ResourceTemplates: map[string]string{
-		"_helpers": `{{ define "show" }}{{ printf "%T/%v" .v .v }}{{ end }}` +
+		"_helpers": `{{ define "show" }}{{ printf "%T/%v" (.v) (.v) }}{{ end }}` +
 			`{{ define "ctx" }}{{ .ctx.Values.a }}-{{ .n }}{{ end }}` +
 			`{{ define "who" }}{{ if hasKey . "Values" }}root{{ else }}dict{{ end }}{{ end }}` +
 			`{{ define "count" }}{{ $_ := set .m "n" (add1 (get .m "n")) }}{{ get .m "n" }}{{ end }}`,

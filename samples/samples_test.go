@@ -30,7 +30,8 @@ func TestGolden(t *testing.T) {
 // TestReadmes checks that every scenario explains itself, and that the output pasted in
 // README.md after a line `$ gantry render ...` is what that command prints today.
 func TestReadmes(t *testing.T) {
-	readmes := []string{"README.md"}
+	// The guides in docs/ are checked the same way.
+	readmes := []string{"README.md", "../docs/blueprints.md", "../docs/tenants.md"}
 	for _, s := range scenarios(t) {
 		readmes = append(readmes, filepath.Join(s, "README.md"))
 	}

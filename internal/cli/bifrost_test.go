@@ -56,3 +56,49 @@ spec:
 		t.Errorf("--explain does not say why the policy does not apply:\n%s", out)
 	}
 }
+
+// TestRenderAppliesAPIServerDefaults: offline, a parentRef without kind and a listener without
+// allowedRoutes read as the API server would fill them in, so templates that read them render
+// the same as in the cluster.
+func TestRenderAppliesAPIServerDefaults(t *testing.T) {
+	in := `apiVersion: gateway.gantry.dev/v1alpha1
+kind: GatewayClassBlueprint
+metadata:
+  name: bifrost
+spec:
+  gatewayTemplate:
+    resourceTemplates:
+      cm: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: listeners
+        data:
+          from: {{ (index .Gateway.spec.listeners 0).allowedRoutes.namespaces.from | quote }}
+  httpRouteTemplate:
+    resourceTemplates:
+      route: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: {{ .HTTPRoute.metadata.name }}
+        data:
+          parent: {{ printf "%s/%s" (index .HTTPRoute.spec.parentRefs 0).group (index .HTTPRoute.spec.parentRefs 0).kind | quote }}
+` + classAndGateway("bifrost") + `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: shop, namespace: team-a}
+spec:
+  parentRefs:
+  - name: web
+`
+	code, out, errOut := run(t, in, "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{`from: Same`, `parent: gateway.networking.k8s.io/Gateway`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
