@@ -282,7 +282,7 @@ func lenientRoots(n parse.Node) {
 // render that counts made those changes already (set, unset and the merges skip them, see
 // execution.mutating), and making them twice would change what later templates see.
 func (x *execution) strictPending(c *compiled) *Pending {
-	if x.strict == nil || len(c.reads) == 0 || x.budget.err != nil {
+	if x.strict == nil || len(c.reads) == 0 || x.budget.err != nil || x.placeholders {
 		return nil
 	}
 	t, memo, code, depth := x.t, x.memo, len(x.code), x.depth

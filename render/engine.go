@@ -355,8 +355,11 @@ type execution struct {
 	strict *template.Template
 	// strictRun is set while the strict render runs.
 	strictRun bool
-	data      map[string]any
-	depth     int
+	// placeholders is set for the structure check's renders: their output is compared, and
+	// whether a template waits for a live object is A's to decide, so they make no strict render.
+	placeholders bool
+	data         map[string]any
+	depth        int
 	// memo holds include outputs for the root context and small dicts (see memoKey);
 	// mutations counts calls of functions that change what the root reaches, which
 	// invalidate it.
@@ -417,6 +420,7 @@ func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, erro
 		resources[k] = list
 	}
 	x.depth, x.memo, x.d = 0, nil, decider{}
+	x.placeholders = sub != nil
 	x.roots.stale = true
 	x.data = map[string]any{
 		"Values":    deepCopyWith(in.Values, cp),
