@@ -25,7 +25,8 @@ import (
 // (server-side apply, field manager gantry), writes each Gateway's status as Gantry wrote it
 // and creates one Event per Gateway, with as many workers as Gantry reconciles Gateways at once
 // and no client-side rate limit. No templates, no precedence, no dry-runs, no caches, no
-// policy status. Gantry's first convergence is reported as a ratio to it.
+// policy status; its requests pass through the same kind of counting proxy. Gantry's first
+// convergence is reported as a ratio to it.
 
 // renderedKinds are the kinds the scenario's blueprint (proxy, PDB on) renders.
 var renderedKinds = []schema.GroupVersionKind{
@@ -140,9 +141,15 @@ func measureFloor(ctx context.Context, n int, writes []gatewayWrites) (float64, 
 			return 0, fmt.Errorf("floor: create %T %s: %w", o, o.GetName(), err)
 		}
 	}
-	// The writer: no client-side rate limit, as gantry controller's default.
-	wcfg := rest.CopyConfig(cfg)
-	wcfg.QPS, wcfg.Burst = -1, 0
+	// The writer goes through the same counting proxy as the controller's requests, so that
+	// the proxy's hop is in both figures; no client-side rate limit, as gantry controller's
+	// default.
+	proxy, err := startProxy(cfg, &counter{})
+	if err != nil {
+		return 0, err
+	}
+	defer proxy.stop()
+	wcfg := &rest.Config{Host: proxy.url, QPS: -1}
 	w, err := client.New(wcfg, client.Options{Scheme: controllers.NewScheme()})
 	if err != nil {
 		return 0, err
