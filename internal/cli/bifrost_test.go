@@ -102,3 +102,30 @@ spec:
 		}
 	}
 }
+
+// TestParametersRefForeignGroup: a GatewayClass carried over from bifrost-gateway-controller
+// still names its blueprint as GatewayClassBlueprint.gateway.tv2.dk. The Gateway's error said
+// the blueprint "does not exist" although a blueprint of that name was in the input; it must say
+// the group is the problem and which one Gantry takes.
+func TestParametersRefForeignGroup(t *testing.T) {
+	in := `apiVersion: gateway.gantry.dev/v1alpha1
+kind: GatewayClassBlueprint
+metadata:
+  name: bifrost
+spec:
+  gatewayTemplate:
+    resourceTemplates:
+      cm: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: cm
+` + strings.Replace(classAndGateway("bifrost"), "group: gateway.gantry.dev", "group: gateway.tv2.dk", 1)
+	code, _, errOut := run(t, in, "-")
+	if code == 0 {
+		t.Fatal("rendered a Gateway whose class names a blueprint of another API group")
+	}
+	if strings.Contains(errOut, "does not exist") || !strings.Contains(errOut, "gateway.tv2.dk") || !strings.Contains(errOut, "GatewayClassBlueprint.gateway.gantry.dev") {
+		t.Errorf("the error does not name the wrong group and the right one:\n%s", errOut)
+	}
+}
