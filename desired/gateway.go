@@ -187,6 +187,13 @@ func (res *Result) route(key types.NamespacedName) *Route {
 // is missing or which template does not parse.
 func Compile(in *Input) (*render.Blueprint, error) {
 	if in.Blueprint == nil {
+		if in.Class != nil && in.Class.Spec.ParametersRef != nil {
+			// A parametersRef of another group or kind (bifrost's gateway.tv2.dk, say) names
+			// nothing Gantry reads; say so rather than that the blueprint is missing.
+			if _, err := BlueprintName(in.Class); err != nil {
+				return nil, fail(ReasonInvalidParameters, err)
+			}
+		}
 		ref := "no parametersRef"
 		if in.Class != nil && in.Class.Spec.ParametersRef != nil {
 			ref = fmt.Sprintf("parametersRef %s %s, which does not exist", in.Class.Spec.ParametersRef.Kind, in.Class.Spec.ParametersRef.Name)

@@ -132,12 +132,15 @@ func hash8(s string) string {
 func TestMissingBlueprint(t *testing.T) {
 	noRef := class()
 	noRef.Spec.ParametersRef = nil
+	bifrostGroup := class() // as carried over from bifrost-gateway-controller
+	bifrostGroup.Spec.ParametersRef.Group = "gateway.tv2.dk"
 	tests := []struct {
 		name  string
 		class *gwv1.GatewayClass
 		want  string
 	}{
 		{"parametersRef to a blueprint that does not exist", class(), "GatewayClass internet has parametersRef GatewayClassBlueprint proxy, which does not exist"},
+		{"parametersRef of another group", bifrostGroup, "GatewayClass internet parametersRef is GatewayClassBlueprint.gateway.tv2.dk; it must be a GatewayClassBlueprint.gateway.gantry.dev"},
 		{"no parametersRef", noRef, "GatewayClass internet has no parametersRef"},
 		{"no class", nil, "GatewayClass internet has no parametersRef"},
 	}

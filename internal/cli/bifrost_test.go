@@ -3,6 +3,8 @@ package cli_test
 import (
 	"strings"
 	"testing"
+
+	"gantry.dev/gantry/internal/golden"
 )
 
 // TestPolicyTargetRefNamespace: bifrost-gateway-controller's policies carry
@@ -101,4 +103,47 @@ spec:
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+}
+
+// TestParametersRefForeignGroup: a GatewayClass carried over from bifrost-gateway-controller
+// still names its blueprint as GatewayClassBlueprint.gateway.tv2.dk. The Gateway's error said
+// the blueprint "does not exist" although a blueprint of that name was in the input; it must say
+// the group is the problem and which one Gantry takes.
+func TestParametersRefForeignGroup(t *testing.T) {
+	in := `apiVersion: gateway.gantry.dev/v1alpha1
+kind: GatewayClassBlueprint
+metadata:
+  name: bifrost
+spec:
+  gatewayTemplate:
+    resourceTemplates:
+      cm: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: cm
+` + strings.Replace(classAndGateway("bifrost"), "group: gateway.gantry.dev", "group: gateway.tv2.dk", 1)
+	code, _, errOut := run(t, in, "-")
+	if code == 0 {
+		t.Fatal("rendered a Gateway whose class names a blueprint of another API group")
+	}
+	if strings.Contains(errOut, "does not exist") || !strings.Contains(errOut, "gateway.tv2.dk") || !strings.Contains(errOut, "GatewayClassBlueprint.gateway.gantry.dev") {
+		t.Errorf("the error does not name the wrong group and the right one:\n%s", errOut)
+	}
+}
+
+// TestBifrostFormat renders testdata/bifrost-format, a blueprint and policies in
+// bifrost-gateway-controller's format that use the constructs its published blueprints use:
+// Gateway API v1beta1 objects; get, toYaml|nindent, printf|substr, sha1sum and or on values;
+// optional values left null or empty in the defaults; .Hostnames.Intersection for a
+// certificate; a status template reading a live object through .Resources; a route template
+// ranging over parentRefs; class-wide policies in the controller's namespace, policies aimed at
+// a Namespace with group "", and a GatewayConfig naming its own namespace in targetRef.
+// The golden files hold what a bifrost user should see; any construct that stops working shows
+// up as a diff (or a non-zero exit code) there. Run with -update and review the diff.
+func TestBifrostFormat(t *testing.T) {
+	t.Chdir("testdata")
+	args := []string{"bifrost-format", "--controller-namespace", "edge-system"}
+	golden.Check(t, "bifrost-format.out.yaml", golden.Render(t, args...))
+	golden.Check(t, "bifrost-format.explain.out.yaml", golden.Render(t, append(args, "--explain")...))
 }
