@@ -237,7 +237,10 @@ func requests(keys ...types.NamespacedName) []reconcile.Request {
 
 func (m *mapper) gateways(ctx context.Context, opts ...client.ListOption) []reconcile.Request {
 	l := &gwv1.GatewayList{}
-	if err := m.c.List(ctx, l, opts...); err != nil {
+	// Only names are read: no deep copy of every Gateway of a class from the cache. A policy
+	// reconcile maps its targets this way; at 4,400 Gateways of one class the copies were half
+	// of the controller's CPU (a profile of the scale harness's N=10,000 run).
+	if err := m.c.List(ctx, l, append(opts, client.UnsafeDisableDeepCopy)...); err != nil {
 		return nil
 	}
 	out := make([]reconcile.Request, len(l.Items))
