@@ -377,10 +377,15 @@ func (m *mapper) secretGateways(ctx context.Context, o client.Object) []reconcil
 
 // grantGateways maps a ReferenceGrant to the Gateways in the namespaces it grants to.
 func (m *mapper) grantGateways(ctx context.Context, o client.Object) []reconcile.Request {
+	return grantFrom(ctx, o, "Gateway", m.gateways)
+}
+
+// grantFrom lists, with list, the objects of kind in each namespace a ReferenceGrant grants to.
+func grantFrom(ctx context.Context, o client.Object, kind gwv1.Kind, list func(context.Context, ...client.ListOption) []reconcile.Request) []reconcile.Request {
 	var out []reconcile.Request
 	for _, f := range o.(*gwv1beta1.ReferenceGrant).Spec.From {
-		if f.Group == gwv1.GroupName && f.Kind == "Gateway" {
-			out = append(out, m.gateways(ctx, client.InNamespace(string(f.Namespace)))...)
+		if f.Group == gwv1.GroupName && f.Kind == kind {
+			out = append(out, list(ctx, client.InNamespace(string(f.Namespace)))...)
 		}
 	}
 	return out
@@ -393,13 +398,7 @@ func (m *mapper) serviceRoutes(ctx context.Context, o client.Object) []reconcile
 
 // grantRoutes maps a ReferenceGrant to the HTTPRoutes in the namespaces it grants to.
 func (m *mapper) grantRoutes(ctx context.Context, o client.Object) []reconcile.Request {
-	var out []reconcile.Request
-	for _, f := range o.(*gwv1beta1.ReferenceGrant).Spec.From {
-		if f.Group == gwv1.GroupName && f.Kind == "HTTPRoute" {
-			out = append(out, m.routes(ctx, client.InNamespace(string(f.Namespace)))...)
-		}
-	}
-	return out
+	return grantFrom(ctx, o, "HTTPRoute", m.routes)
 }
 
 func (m *mapper) routes(ctx context.Context, opts ...client.ListOption) []reconcile.Request {
