@@ -1,7 +1,6 @@
 package render
 
 import (
-	"container/list"
 	"crypto/sha256"
 	"encoding/binary"
 	"maps"
@@ -60,29 +59,16 @@ func (o *bOutput) size() int {
 	return n
 }
 
-type checkKey [sha256.Size]byte
+type checkKey = memoryKey
 
-type checkEntry struct {
-	key checkKey
-	out *bOutput
-}
-
-// checkMemory is a least-recently-used map from B's input to B's output, bounded in bytes.
-type checkMemory struct {
-	mu      sync.Mutex
-	entries map[checkKey]*list.Element
-	order   *list.List // front: most recently used
-	bytes   int
-	max     int
-}
+// checkMemory is the LRU memory of B outputs.
+type checkMemory struct{ *lru[*bOutput] }
 
 // checkRendered and checkRemembered count the structure check's B outputs: rendered, or taken
 // from memory.
 var checkRendered, checkRemembered atomic.Int64
 
-func newCheckMemory(max int) *checkMemory {
-	return &checkMemory{entries: map[checkKey]*list.Element{}, order: list.New(), max: max}
-}
+func newCheckMemory(max int) *checkMemory { return &checkMemory{newLRU[*bOutput](max)} }
 
 // bMemory is the process's memory of B outputs. Keys include the blueprint's compile
 // identity, so a recompiled blueprint never meets its predecessor's outputs.
@@ -92,60 +78,18 @@ var bMemory = newCheckMemory(checkMemoryBytes)
 // from its memory, since the process started.
 func CheckRenders() (rendered, remembered int64) { return checkRendered.Load(), checkRemembered.Load() }
 
+// get returns the output stored under k, nil when there is none.
 func (m *checkMemory) get(k checkKey) *bOutput {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	e, ok := m.entries[k]
-	if !ok {
-		return nil
-	}
-	m.order.MoveToFront(e)
-	return e.Value.(*checkEntry).out
-}
-
-func (m *checkMemory) put(k checkKey, out *bOutput) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.max <= 0 || out.size() > m.max/4 {
-		return
-	}
-	if e, ok := m.entries[k]; ok {
-		m.bytes -= e.Value.(*checkEntry).out.size()
-		e.Value.(*checkEntry).out = out
-		m.order.MoveToFront(e)
-	} else {
-		m.entries[k] = m.order.PushFront(&checkEntry{key: k, out: out})
-	}
-	m.bytes += out.size()
-	m.evict()
+	out, _ := m.lru.get(k)
+	return out
 }
 
 // parsed remembers the parse of the output stored under k, as a new output: one handed out
-// is never written to, since other renders may be reading it.
+// is never written to, since other renders may be reading it. As put refuses, one render's
+// parse must not push out everything else.
 func (m *checkMemory) parsed(k checkKey, out *bOutput, parsed []any, valid bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	e, ok := m.entries[k]
-	if !ok || e.Value.(*checkEntry).out != out {
-		return
-	}
 	with := &bOutput{text: out.text, code: out.code, parsed: parsed, valid: valid, once: true}
-	if with.size() > m.max/4 {
-		return // as put refuses: one render's parse must not push out everything else
-	}
-	e.Value.(*checkEntry).out = with
-	m.bytes += with.size() - out.size()
-	m.evict()
-}
-
-func (m *checkMemory) evict() {
-	for m.bytes > m.max && m.order.Len() > 0 {
-		e := m.order.Back()
-		ce := e.Value.(*checkEntry)
-		m.order.Remove(e)
-		delete(m.entries, ce.key)
-		m.bytes -= ce.out.size()
-	}
+	m.replace(k, out, with, func(a, b *bOutput) bool { return a == b })
 }
 
 // DefaultCheckMemory is the default bound of the structure check's memory, in bytes.
@@ -154,12 +98,7 @@ const DefaultCheckMemory = checkMemoryBytes
 // SetCheckMemory bounds the structure check's memory of B outputs (all blueprints together)
 // to maxBytes and forgets what it holds; 0 turns it off, so that every render renders B.
 func SetCheckMemory(maxBytes int) {
-	m := bMemory
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	clear(m.entries)
-	m.order.Init()
-	m.bytes, m.max = 0, maxBytes
+	bMemory.reset(maxBytes)
 }
 
 // blueprintIDs numbers compiled blueprints for the memory's keys.
@@ -240,11 +179,20 @@ func (w *inputHasher) value(v any) {
 // always renders B.
 func bInputKey(b *Blueprint, in *Input, sub *substitution) (checkKey, bool) {
 	w := hashers.Get().(*inputHasher)
-	defer func() {
-		w.sub, w.buf, w.keys = nil, w.buf[:0], w.keys[:0]
-		hashers.Put(w)
-	}()
+	defer w.release()
 	w.sub, w.ok = sub, true
+	w.input(b, in)
+	return sha256.Sum256(w.buf), w.ok
+}
+
+func (w *inputHasher) release() {
+	w.sub, w.buf, w.keys = nil, w.buf[:0], w.keys[:0]
+	hashers.Put(w)
+}
+
+// input writes what every template of a render may read: the blueprint's compile, the
+// limits, and the data, substituted as w.sub says.
+func (w *inputHasher) input(b *Blueprint, in *Input) {
 	w.tag('B', int(b.id))
 	l := in.Limits.WithDefaults()
 	w.tag('L', int(l.Timeout))
@@ -279,7 +227,6 @@ func bInputKey(b *Blueprint, in *Input, sub *substitution) (checkKey, bool) {
 		w.str('k', k)
 		w.value(hostnames[k])
 	}
-	return sha256.Sum256(w.buf), w.ok
 }
 
 // nilMap is m, or an empty map for nil, as B's copy has it.
