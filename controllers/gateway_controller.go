@@ -50,6 +50,9 @@ type GatewayReconciler struct {
 	RenderLimits render.Limits
 	Recorder     events.EventRecorder
 
+	// outputs remembers render outputs: a reconcile whose render input did not change (a
+	// resync, a policy edit that leaves this Gateway's values alone) does not render again.
+	outputs      *render.OutputMemory
 	mapper       meta.RESTMapper
 	tracker      *tracker
 	routes       *routeBoard

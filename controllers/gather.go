@@ -36,7 +36,7 @@ type gathered struct {
 // that means.
 func (r *GatewayReconciler) gather(ctx context.Context, gw *gwv1.Gateway) (*gathered, error) {
 	key := types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}
-	g := &gathered{in: &desired.Input{ControllerNamespace: r.ControllerNamespace, Gateway: gw, IsNamespaced: r.isNamespaced, Limits: r.RenderLimits}}
+	g := &gathered{in: &desired.Input{ControllerNamespace: r.ControllerNamespace, Gateway: gw, IsNamespaced: r.isNamespaced, Limits: r.RenderLimits, Outputs: r.outputs}}
 	owned, err := r.tracker.owned(ctx, r.proof(ctx, key, gw.UID))
 	if err != nil {
 		return nil, err

@@ -42,8 +42,20 @@ func checkRenders(source string, read func() int64) prometheus.CounterFunc {
 	}, func() float64 { return float64(read()) })
 }
 
+// templateRenders counts renders of a Gateway's or one route's templates: rendered, or
+// remembered because the same input rendered before (--render-memory).
+func templateRenders(source string, read func() int64) prometheus.CounterFunc {
+	return prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name:        "gantry_template_renders_total",
+		Help:        "Renders of a Gateway's or one route's templates, by source: rendered, or remembered (the same input rendered before, its output taken from memory).",
+		ConstLabels: prometheus.Labels{"source": source},
+	}, func() float64 { return float64(read()) })
+}
+
 func init() {
 	metrics.Registry.MustRegister(rendersTotal, appliedTotal, prunedTotal, errorsTotal, reconcileSeconds,
 		checkRenders("rendered", func() int64 { n, _ := render.CheckRenders(); return n }),
-		checkRenders("remembered", func() int64 { _, n := render.CheckRenders(); return n }))
+		checkRenders("remembered", func() int64 { _, n := render.CheckRenders(); return n }),
+		templateRenders("rendered", func() int64 { n, _ := render.OutputRenders(); return n }),
+		templateRenders("remembered", func() int64 { _, n := render.OutputRenders(); return n }))
 }

@@ -41,6 +41,9 @@ type Options struct {
 	GatewayConcurrency int
 	// RenderLimits bound each render; zero fields take render.DefaultLimits.
 	RenderLimits render.Limits
+	// RenderMemory bounds, in bytes, the memory of render outputs by input (0:
+	// render.DefaultOutputMemory; negative: off, every reconcile renders).
+	RenderMemory int
 }
 
 // Setup registers Gantry's indexes and controllers with a manager.
@@ -53,6 +56,9 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 	}
 	if opts.GatewayConcurrency == 0 {
 		opts.GatewayConcurrency = 4
+	}
+	if opts.RenderMemory == 0 {
+		opts.RenderMemory = render.DefaultOutputMemory
 	}
 	if err := setupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
 		return fmt.Errorf("field indexes: %w", err)
@@ -77,8 +83,8 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 	routes := &routeBoard{routes: routeEvents}
 	gr := &GatewayReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), ControllerNamespace: opts.ControllerNamespace,
-		RenderLimits: opts.RenderLimits,
-		Recorder:     mgr.GetEventRecorder("gantry"), mapper: mgr.GetRESTMapper(),
+		RenderLimits: opts.RenderLimits, outputs: render.NewOutputMemory(opts.RenderMemory),
+		Recorder: mgr.GetEventRecorder("gantry"), mapper: mgr.GetRESTMapper(),
 		routes:     routes,
 		tracker:    &tracker{cache: rendered, mapper: mgr.GetRESTMapper(), reader: mgr.GetClient(), watched: map[schema.GroupVersionKind]bool{}},
 		blueprints: bps, board: b, policies: policyEvents,

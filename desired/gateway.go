@@ -90,7 +90,7 @@ func Gateway(in *Input) (*Result, error) {
 
 	res := &Result{Values: values, Hostnames: att.hostnames, Listeners: att.listeners, Routes: att.routes}
 	resources := byTemplateKey(in.Live, bp.GatewayTemplates())
-	out, err := bp.RenderGateway(&render.Input{
+	out, err := in.Outputs.RenderGateway(bp, &render.Input{
 		Values:       values.Values,
 		Gateway:      gwMap,
 		Resources:    resources,
@@ -155,7 +155,7 @@ func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r *gwv1.
 	tainted = append(tainted, render.TaintedStrings(rMap, func(p string) string { return origin + " " + p })...)
 	resources := byTemplateKey(in.LiveRoutes[types.NamespacedName{Namespace: r.Namespace, Name: LabelValue(r.Name)}], bp.RouteTemplates())
 	tainted = append(tainted, liveTainted(resources)...)
-	out, err := bp.RenderRoute(&render.Input{
+	out, err := in.Outputs.RenderRoute(bp, &render.Input{
 		Values:       values.Values,
 		Gateway:      gwMap,
 		HTTPRoute:    rMap,

@@ -54,6 +54,9 @@ type Input struct {
 	// CustomKinds maps kinds of groups the API server does not serve by itself to whether
 	// they are namespaced, from the CRDs in `gantry render` input; unused with IsNamespaced.
 	CustomKinds map[schema.GroupKind]bool
+	// Outputs, when set, remembers render outputs by their whole input (the controller's);
+	// nil renders every time.
+	Outputs *render.OutputMemory
 	// Limits bound each render (the Gateway's, and each route's); zero fields take
 	// render.DefaultLimits.
 	Limits render.Limits

@@ -88,6 +88,13 @@ type Result struct {
 	OfflineCheckRenders     int64 `json:"offlineCheckRenders"`
 	OfflineCheckRemembered  int64 `json:"offlineCheckRemembered"`
 
+	// Renders are the controller's renders of a Gateway's or a route's templates in each phase,
+	// rendered or answered from its memory of outputs (gantry_template_renders_total).
+	ConvergeRenders   renders `json:"convergeRenders"`
+	ResyncRenders     renders `json:"restartRenders"`
+	GlobalEditRenders renders `json:"globalEditRenders"`
+	TenantEditRenders renders `json:"tenantEditRenders"`
+
 	OfflineSeconds         float64 `json:"offlineRenderSeconds"`
 	OfflineMedianMicros    float64 `json:"offlineRenderMedianMicrosPerGateway"`
 	LoadAverageAtStart     string  `json:"loadAverageAtStart"`
@@ -246,6 +253,7 @@ func measure(n int) (*Result, error) {
 		return nil, err
 	}
 	res.ConvergeCheckRenders, res.ConvergeCheckRemembered = p.checkRenders()
+	res.ConvergeRenders = p.templateRenders()
 	writes, err := captureWrites(ctx, harness)
 	if err != nil {
 		return nil, err
@@ -272,9 +280,11 @@ func measure(n int) (*Result, error) {
 	quiet(cnt)
 	res.ResyncWrites = writesOnly(since(cnt.snapshot(), before))
 	res.ResyncReconciles = p.reconciles()
+	res.ResyncRenders = p.templateRenders()
 
-	// Fan-out: the global policy changes replicas for every Gateway.
-	before = cnt.snapshot()
+	// Fan-out: the global policy changes replicas for every Gateway but every tenth, whose own
+	// GatewayConfig default (4) is more specific: their values do not change.
+	before, renders0 := cnt.snapshot(), p.templateRenders()
 	began = time.Now()
 	if err := patchPolicy(ctx, harness, &v1alpha1.GatewayClassConfig{}, controllerNS, "global", `{"spec":{"default":{"replicas":3,"podDisruptionBudget":{"enabled":true}}}}`); err != nil {
 		return nil, err
@@ -285,9 +295,10 @@ func measure(n int) (*Result, error) {
 	res.GlobalEditSeconds = time.Since(began).Seconds()
 	quiet(cnt)
 	res.GlobalEditWrites = writesOnly(since(cnt.snapshot(), before))
+	res.GlobalEditRenders = p.templateRenders().since(renders0)
 
 	// One tenant's GatewayConfig: one Gateway changes.
-	before, rec0 := cnt.snapshot(), p.reconciles()
+	before, rec0, renders0 := cnt.snapshot(), p.reconciles(), p.templateRenders()
 	began = time.Now()
 	if err := patchPolicy(ctx, harness, &v1alpha1.GatewayConfig{}, nsName(0), "gw-00000", `{"spec":{"default":{"replicas":7}}}`); err != nil {
 		return nil, err
@@ -299,6 +310,7 @@ func measure(n int) (*Result, error) {
 	quiet(cnt)
 	res.TenantEditWrites = writesOnly(since(cnt.snapshot(), before))
 	res.TenantEditReconciles = p.reconciles() - rec0
+	res.TenantEditRenders = p.templateRenders().since(renders0)
 	res.GatewayReconcilesTotal = p.reconciles()
 	p.stop()
 
@@ -575,15 +587,19 @@ func printTable(w *os.File, rs []Result) {
 	row("converge check renders/remembered", func(r Result) string {
 		return fmt.Sprintf("%d/%d", r.ConvergeCheckRenders, r.ConvergeCheckRemembered)
 	})
+	row("converge renders/remembered", func(r Result) string { return r.ConvergeRenders.String() })
 	row("CPU (s)", func(r Result) string { return fmt.Sprintf("%.1f", r.CPUSeconds) })
 	row("peak heap (MiB)", func(r Result) string { return fmt.Sprintf("%.0f", r.PeakHeapMiB) })
 	row("peak RSS (MiB)", func(r Result) string { return fmt.Sprintf("%.0f", r.PeakRSSMiB) })
 	row("resync writes", func(r Result) string { return strconv.Itoa(total(r.ResyncWrites)) })
 	row("resync Gateway reconciles", func(r Result) string { return strconv.Itoa(r.ResyncReconciles) })
+	row("restart renders/remembered", func(r Result) string { return r.ResyncRenders.String() })
 	row("global edit (s)", func(r Result) string { return fmt.Sprintf("%.1f", r.GlobalEditSeconds) })
 	row("global edit writes", func(r Result) string { return strconv.Itoa(total(r.GlobalEditWrites)) })
+	row("global edit renders/remembered", func(r Result) string { return r.GlobalEditRenders.String() })
 	row("tenant edit (s)", func(r Result) string { return fmt.Sprintf("%.2f", r.TenantEditSeconds) })
 	row("tenant edit Gateway reconciles", func(r Result) string { return strconv.Itoa(r.TenantEditReconciles) })
+	row("tenant edit renders/remembered", func(r Result) string { return r.TenantEditRenders.String() })
 	row("tenant edit writes", func(r Result) string { return strconv.Itoa(total(r.TenantEditWrites)) })
 	row("offline render all (s)", func(r Result) string { return fmt.Sprintf("%.2f", r.OfflineSeconds) })
 	row("offline median/Gateway (µs)", func(r Result) string { return fmt.Sprintf("%.0f", r.OfflineMedianMicros) })

@@ -268,6 +268,27 @@ func (p *controllerProcess) checkRenders() (rendered, remembered int64) {
 	return int64(m["gantry_structure_check_renders_total,source=rendered"]), int64(m["gantry_structure_check_renders_total,source=remembered"])
 }
 
+// renders counts the controller's template renders: run, and answered from its memory.
+type renders struct {
+	Rendered   int64 `json:"rendered"`
+	Remembered int64 `json:"remembered"`
+}
+
+func (r renders) since(before renders) renders {
+	return renders{Rendered: r.Rendered - before.Rendered, Remembered: r.Remembered - before.Remembered}
+}
+
+func (r renders) String() string { return fmt.Sprintf("%d/%d", r.Rendered, r.Remembered) }
+
+// templateRenders is this process's template renders so far.
+func (p *controllerProcess) templateRenders() renders {
+	m, err := p.scrape()
+	if err != nil {
+		return renders{}
+	}
+	return renders{Rendered: int64(m["gantry_template_renders_total,source=rendered"]), Remembered: int64(m["gantry_template_renders_total,source=remembered"])}
+}
+
 func (p *controllerProcess) sampleHeap() {
 	for {
 		select {

@@ -27,6 +27,7 @@ type controllerOptions struct {
 	logLevel    string
 	development bool
 	checkMemory int
+	memory      int
 }
 
 func newControllerCommand(stderr io.Writer) *cobra.Command {
@@ -54,6 +55,7 @@ func newControllerCommand(stderr io.Writer) *cobra.Command {
 	f.DurationVar(&o.controllers.PolicyStatusInterval, "policy-status-interval", time.Second, "least time between two status writes of one policy")
 	addLimitFlags(f, &o.controllers.RenderLimits)
 	f.IntVar(&o.checkMemory, "render-check-memory", render.DefaultCheckMemory, "bytes of the structure check's memory of placeholder renders, reused when a render's input has the same shape (0: off)")
+	f.IntVar(&o.memory, "render-memory", render.DefaultOutputMemory, "bytes of the memory of render outputs by their whole input: a reconcile whose input did not change does not render again (0: off)")
 	f.StringVar(&o.logLevel, "log-level", "info", "info or debug")
 	f.BoolVar(&o.development, "log-development", false, "human-readable console logs instead of JSON")
 	return cmd
@@ -73,6 +75,14 @@ func (o *controllerOptions) run(cmd *cobra.Command, stderr io.Writer) error {
 		return usagef("--render-check-memory must be 0 or more, not %d", o.checkMemory)
 	}
 	render.SetCheckMemory(o.checkMemory)
+	switch {
+	case o.memory < 0:
+		return usagef("--render-memory must be 0 or more, not %d", o.memory)
+	case o.memory == 0:
+		o.controllers.RenderMemory = -1 // off
+	default:
+		o.controllers.RenderMemory = o.memory
+	}
 	cfg, err := o.clientConfig()
 	if err != nil {
 		return err

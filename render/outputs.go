@@ -1,0 +1,191 @@
+package render
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+)
+
+// OutputMemory remembers whole render outputs, so that a render whose input did not change is
+// not run again: a resync, a controller's second look at a Gateway after its own status write,
+// a global policy edit that leaves a Gateway's effective values as they were, a change to one
+// route of a shared Gateway (its other routes render with the same input).
+//
+// A render is a function of its input: the function set is hermetic (no clock, environment,
+// network or random source, see funcs.go), and a template reads nothing but its context. So the
+// key is everything a render reads, hashed canonically (see inputHasher): the blueprint's
+// compile, the limits, .Values, .Gateway, .HTTPRoute, .Resources, .Hostnames, the namespace,
+// the tenant strings with their origins, and the kinds' scopes offline. What a template did
+// not read is in the key too: being exact is cheaper than being clever. It holds whatever the
+// templates do; no list of what they read is kept.
+//
+// Only successful renders are remembered: a failure renders afresh, and its error is found
+// and explained as always. Outputs are stored as JSON and decoded afresh for each caller,
+// which owns and may change what it gets; the decode keeps integers int64, as the render
+// makes them.
+//
+// A nil *OutputMemory remembers nothing: every call renders.
+type OutputMemory struct {
+	m                    *lru[storedOutput]
+	rendered, remembered atomic.Int64
+}
+
+// DefaultOutputMemory is the controller's default bound of the output memory, in bytes.
+const DefaultOutputMemory = 32 << 20
+
+// NewOutputMemory returns a memory of render outputs bounded to about maxBytes; 0 or less
+// returns nil, which remembers nothing.
+func NewOutputMemory(maxBytes int) *OutputMemory {
+	if maxBytes <= 0 {
+		return nil
+	}
+	return &OutputMemory{m: newLRU[storedOutput](maxBytes)}
+}
+
+// outputRendered and outputRemembered count every memory's renders, for the controller's metric.
+var outputRendered, outputRemembered atomic.Int64
+
+// OutputRenders reports how many renders all output memories ran and how many they answered
+// from memory, since the process started.
+func OutputRenders() (rendered, remembered int64) {
+	return outputRendered.Load(), outputRemembered.Load()
+}
+
+// Renders reports how many renders the memory ran and how many it answered from memory.
+func (m *OutputMemory) Renders() (rendered, remembered int64) {
+	if m == nil {
+		return 0, 0
+	}
+	return m.rendered.Load(), m.remembered.Load()
+}
+
+// RenderGateway is b.RenderGateway(in), from memory when the same input rendered before.
+func (m *OutputMemory) RenderGateway(b *Blueprint, in *Input) (*Output, error) {
+	return m.render(b, in, 'G', b.RenderGateway)
+}
+
+// RenderRoute is b.RenderRoute(in), from memory when the same input rendered before.
+func (m *OutputMemory) RenderRoute(b *Blueprint, in *Input) (*Output, error) {
+	return m.render(b, in, 'R', b.RenderRoute)
+}
+
+func (m *OutputMemory) render(b *Blueprint, in *Input, set byte, render func(*Input) (*Output, error)) (*Output, error) {
+	if m == nil {
+		return render(in)
+	}
+	key, ok := outputKey(b, in, set)
+	if ok {
+		if stored, found := m.m.get(key); found {
+			if out, err := stored.decode(); err == nil {
+				m.remembered.Add(1)
+				outputRemembered.Add(1)
+				return out, nil
+			}
+			// Cannot happen with what encode wrote; render afresh rather than fail.
+		}
+	}
+	m.rendered.Add(1)
+	outputRendered.Add(1)
+	out, err := render(in)
+	if err != nil || !ok {
+		return out, err
+	}
+	if stored, err := encodeOutput(out); err == nil {
+		m.m.put(key, stored)
+	}
+	return out, nil
+}
+
+// identity substitutes nothing: the output memory's key holds tenant strings as they are.
+var identity = &substitution{}
+
+// outputKey hashes everything a render of set ('G' gateway, 'R' route) reads. It returns
+// false when the input holds a value the encoding does not cover; such a render is not
+// remembered.
+func outputKey(b *Blueprint, in *Input, set byte) (memoryKey, bool) {
+	w := hashers.Get().(*inputHasher)
+	defer w.release()
+	w.sub, w.ok = identity, true
+	w.tag('O', int(set))
+	w.input(b, in)
+	w.str('k', "Namespace")
+	w.str('s', in.Namespace)
+	// Which strings are the tenants' decides what the structure check refuses, and their
+	// origins are in its errors.
+	w.tag('T', len(in.Tainted))
+	for _, t := range in.Tainted {
+		w.str('s', t.Value)
+		w.str('s', t.Origin)
+	}
+	// A kind's scope comes from the API server when IsNamespaced is set (it does not change
+	// while the kind is served; a kind no longer served fails the apply), from CustomKinds and
+	// a table otherwise.
+	if in.IsNamespaced != nil {
+		w.tag('N', 1)
+	} else {
+		w.tag('N', 0)
+		w.tag('C', len(in.CustomKinds))
+		for _, gk := range slices.SortedFunc(maps.Keys(in.CustomKinds), compareGroupKind) {
+			w.str('s', gk.Group)
+			w.str('s', gk.Kind)
+			if in.CustomKinds[gk] {
+				w.tag('b', 1)
+			} else {
+				w.tag('b', 0)
+			}
+		}
+	}
+	return sha256.Sum256(w.buf), w.ok
+}
+
+// storedOutput is an Output as JSON.
+type storedOutput []byte
+
+// size counts the JSON and about what its entry, list element and key cost besides.
+func (s storedOutput) size() int { return len(s) + 320 }
+
+type wireOutput struct {
+	Objects []wireObject   `json:"o"`
+	Status  map[string]any `json:"s,omitempty"`
+	Pending []Pending      `json:"p,omitempty"`
+}
+
+type wireObject struct {
+	Template string         `json:"t"`
+	Object   map[string]any `json:"v"`
+}
+
+func encodeOutput(out *Output) (storedOutput, error) {
+	w := wireOutput{Status: out.Status, Pending: out.Pending, Objects: make([]wireObject, len(out.Objects))}
+	for i, o := range out.Objects {
+		w.Objects[i] = wireObject{Template: o.Template, Object: o.Object}
+	}
+	return json.Marshal(w)
+}
+
+func (s storedOutput) decode() (*Output, error) {
+	var w wireOutput
+	if err := utiljson.Unmarshal(s, &w); err != nil {
+		return nil, fmt.Errorf("decode a remembered output: %w", err)
+	}
+	out := &Output{Status: w.Status, Pending: w.Pending}
+	if len(w.Objects) > 0 {
+		out.Objects = make([]Object, len(w.Objects))
+		for i, o := range w.Objects {
+			out.Objects[i] = Object{Template: o.Template, Object: o.Object}
+		}
+	}
+	return out, nil
+}
+
+func compareGroupKind(a, b schema.GroupKind) int {
+	return cmp.Or(strings.Compare(a.Group, b.Group), strings.Compare(a.Kind, b.Kind))
+}
