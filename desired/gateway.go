@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -89,7 +90,7 @@ func Gateway(in *Input) (*Result, error) {
 	gwTainted := render.TaintedStrings(gwMap, func(p string) string { return gwOrigin + " " + p })
 
 	res := &Result{Values: values, Hostnames: att.hostnames, Listeners: att.listeners, Routes: att.routes}
-	resources := byTemplateKey(in.Live, bp.GatewayTemplates())
+	resources := bp.ReadableResources(byTemplateKey(in.Live, bp.GatewayTemplates()))
 	out, err := in.Outputs.RenderGateway(bp, &render.Input{
 		Values:       values.Values,
 		Gateway:      gwMap,
@@ -153,7 +154,7 @@ func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r *gwv1.
 	origin := fmt.Sprintf("HTTPRoute %s/%s field", r.Namespace, r.Name)
 	tainted := append(tenantValues(values), gwTainted...)
 	tainted = append(tainted, render.TaintedStrings(rMap, func(p string) string { return origin + " " + p })...)
-	resources := byTemplateKey(in.LiveRoutes[types.NamespacedName{Namespace: r.Namespace, Name: LabelValue(r.Name)}], bp.RouteTemplates())
+	resources := bp.ReadableResources(byTemplateKey(in.LiveRoutes[types.NamespacedName{Namespace: r.Namespace, Name: LabelValue(r.Name)}], bp.RouteTemplates()))
 	tainted = append(tainted, liveTainted(resources)...)
 	out, err := in.Outputs.RenderRoute(bp, &render.Input{
 		Values:       values.Values,
@@ -288,9 +289,10 @@ func tenantValues(values *precedence.Result) []render.Tainted {
 	return out
 }
 
-// objectMap turns a typed object into the map templates see, without managedFields and status:
-// templates describe what the Gateway asks for, and reading its status would feed our own
-// writes back into the render.
+// objectMap turns a typed object into the map templates see, without managedFields, status and
+// resourceVersion: templates describe what the Gateway asks for, and reading its status or
+// version would feed our own writes back into the render (a status write changes the
+// version) and make every reconcile a render whose input changed.
 func objectMap(obj runtime.Object) (map[string]any, error) {
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
@@ -299,6 +301,7 @@ func objectMap(obj runtime.Object) (map[string]any, error) {
 	delete(m, "status")
 	if meta, ok := m["metadata"].(map[string]any); ok {
 		delete(meta, "managedFields")
+		delete(meta, "resourceVersion")
 	}
 	// Typed objects from a client often come without apiVersion and kind; templates (owner
 	// references, say) read them, offline and in the cluster alike.
@@ -322,9 +325,33 @@ func byTemplateKey(live map[string][]map[string]any, keys []string) map[string][
 	out := make(map[string][]map[string]any, len(live))
 	for _, k := range keys {
 		if objs, ok := live[LabelValue(k)]; ok {
-			out[k] = objs
+			out[k] = make([]map[string]any, len(objs))
+			for i, o := range objs {
+				out[k][i] = withoutVersion(o)
+			}
 		}
 	}
+	return out
+}
+
+// withoutVersion is a live object as .Resources shows it: without resourceVersion and
+// managedFields, which change with every write of anyone's (status included) and say
+// nothing a template can use. It copies the two maps it changes: the object is the cache's.
+func withoutVersion(o map[string]any) map[string]any {
+	meta, ok := o["metadata"].(map[string]any)
+	if !ok {
+		return o
+	}
+	_, rv := meta["resourceVersion"]
+	_, mf := meta["managedFields"]
+	if !rv && !mf {
+		return o
+	}
+	out := maps.Clone(o)
+	meta = maps.Clone(meta)
+	delete(meta, "resourceVersion")
+	delete(meta, "managedFields")
+	out["metadata"] = meta
 	return out
 }
 
@@ -334,8 +361,8 @@ func byTemplateKey(live map[string][]map[string]any, keys []string) map[string][
 // as hostile as a GatewayConfig value.
 func liveTainted(resources map[string][]map[string]any) []render.Tainted {
 	var out []render.Tainted
-	for _, objs := range resources {
-		for _, o := range objs {
+	for _, k := range slices.Sorted(maps.Keys(resources)) { // in order: an error names the first
+		for _, o := range resources[k] {
 			kind, _ := o["kind"].(string)
 			meta, _ := o["metadata"].(map[string]any)
 			name, _ := meta["name"].(string)

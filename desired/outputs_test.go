@@ -61,3 +61,38 @@ func TestOutputsRenderOnlyWhatChanged(t *testing.T) {
 		t.Fatalf("after an edit of Gateway pinned's own policy, rendered %d times; want 1", n)
 	}
 }
+
+// TestVersionsAreNotRenderInput: a Gateway's or a live object's resourceVersion changes with
+// every write, Gantry's own status writes included, and says nothing a template can use: it is
+// not in the template context, so a write that changed nothing else does not render again.
+// The cache's objects keep theirs (the apply and prune read them).
+func TestVersionsAreNotRenderInput(t *testing.T) {
+	bp := blueprint(map[string]string{"cm": configMapTemplate("web", "v: {{ .Gateway.metadata.resourceVersion | default \"none\" | quote }}",
+		"live: {{ hasKey (index .Resources.cm 0).metadata \"resourceVersion\" | ternary \"some\" \"none\" | quote }}")}, "")
+	compiled, err := desired.Compile(&desired.Input{Class: class(), Blueprint: bp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	memory := render.NewOutputMemory(1 << 20)
+	live := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "web", "namespace": ns, "resourceVersion": "5"}}
+	for i, rv := range []string{"1", "2"} {
+		gw := gateway("web")
+		gw.ResourceVersion = rv
+		live["metadata"].(map[string]any)["resourceVersion"] = "5" + rv
+		res, err := desired.Gateway(&desired.Input{Gateway: gw, Class: class(), Blueprint: bp, Compiled: compiled, Outputs: memory,
+			Live: map[string][]map[string]any{"cm": {live}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := res.Objects[0].Object["data"].(map[string]any)
+		if data["v"] != "none" || data["live"] != "none" {
+			t.Fatalf("pass %d: templates read versions %v and %v; want none", i, data["v"], data["live"])
+		}
+		if got := live["metadata"].(map[string]any)["resourceVersion"]; got != "5"+rv {
+			t.Fatalf("the live object's resourceVersion is %v after the render; want it untouched", got)
+		}
+	}
+	if rendered, remembered := memory.Renders(); rendered != 1 || remembered != 1 {
+		t.Fatalf("rendered %d, remembered %d; want 1 and 1 (only versions changed)", rendered, remembered)
+	}
+}

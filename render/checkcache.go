@@ -181,7 +181,7 @@ func bInputKey(b *Blueprint, in *Input, sub *substitution) (checkKey, bool) {
 	w := hashers.Get().(*inputHasher)
 	defer w.release()
 	w.sub, w.ok = sub, true
-	w.input(b, in)
+	w.input(b, in, in.Resources)
 	return sha256.Sum256(w.buf), w.ok
 }
 
@@ -191,8 +191,8 @@ func (w *inputHasher) release() {
 }
 
 // input writes what every template of a render may read: the blueprint's compile, the
-// limits, and the data, substituted as w.sub says.
-func (w *inputHasher) input(b *Blueprint, in *Input) {
+// limits, and the data (with resources as .Resources), substituted as w.sub says.
+func (w *inputHasher) input(b *Blueprint, in *Input, resources map[string][]map[string]any) {
 	w.tag('B', int(b.id))
 	l := in.Limits.WithDefaults()
 	w.tag('L', int(l.Timeout))
@@ -211,11 +211,11 @@ func (w *inputHasher) input(b *Blueprint, in *Input) {
 		w.tag('-', 0)
 	}
 	w.str('k', "Resources")
-	w.tag('m', len(in.Resources))
-	for _, k := range slices.Sorted(maps.Keys(in.Resources)) {
+	w.tag('m', len(resources))
+	for _, k := range slices.Sorted(maps.Keys(resources)) {
 		w.str('k', k)
-		w.tag('l', len(in.Resources[k]))
-		for _, o := range in.Resources[k] {
+		w.tag('l', len(resources[k]))
+		for _, o := range resources[k] {
 			w.value(nilMap(o))
 		}
 	}

@@ -47,6 +47,10 @@ type Blueprint struct {
 	executions sync.Pool
 	// id tells this compile from every other in the structure check's memory.
 	id uint64
+	// resourceEntries are the .Resources entries the templates can read, when resourcesExact
+	// (see resourcesRead); the memory of outputs keys a render by those alone.
+	resourceEntries []string
+	resourcesExact  bool
 }
 
 // compiled is one resource template.
@@ -104,6 +108,7 @@ func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint,
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	b.resourceEntries, b.resourcesExact = resourcesRead(b.root, topLevel(b))
 	for _, t := range b.root.Templates() {
 		instrument(t.Tree) // count every loop iteration and template call against the budget
 	}

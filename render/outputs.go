@@ -23,7 +23,9 @@ import (
 // network or random source, see funcs.go), and a template reads nothing but its context. So the
 // key is everything a render reads, hashed canonically (see inputHasher): the blueprint's
 // compile, the limits, .Values, .Gateway, .HTTPRoute, .Resources, .Hostnames, the namespace,
-// the tenant strings with their origins, and the kinds' scopes offline. What a template did
+// the set of tenant strings, and the kinds' scopes offline. Of .Resources, only the entries the
+// templates can read are in the key (see ReadableResources), so that an apply of an object no
+// template reads is not a new input. What a template did
 // not read is in the key too: being exact is cheaper than being clever. It holds whatever the
 // templates do; no list of what they read is kept.
 //
@@ -115,15 +117,21 @@ func outputKey(b *Blueprint, in *Input, set byte) (memoryKey, bool) {
 	defer w.release()
 	w.sub, w.ok = identity, true
 	w.tag('O', int(set))
-	w.input(b, in)
+	w.input(b, in, b.ReadableResources(in.Resources))
 	w.str('k', "Namespace")
 	w.str('s', in.Namespace)
-	// Which strings are the tenants' decides what the structure check refuses, and their
-	// origins are in its errors.
-	w.tag('T', len(in.Tainted))
-	for _, t := range in.Tainted {
-		w.str('s', t.Value)
-		w.str('s', t.Origin)
+	// Which strings are the tenants' decides what the structure check refuses: the set of
+	// them, in sorted order. Their origins only name the culprit of a refusal, and refusals
+	// are not remembered.
+	values := make([]string, len(in.Tainted))
+	for i, t := range in.Tainted {
+		values[i] = t.Value
+	}
+	slices.Sort(values)
+	values = slices.Compact(values)
+	w.tag('T', len(values))
+	for _, v := range values {
+		w.str('s', v)
 	}
 	// A kind's scope comes from the API server when IsNamespaced is set (it does not change
 	// while the kind is served; a kind no longer served fails the apply), from CustomKinds and
@@ -144,6 +152,23 @@ func outputKey(b *Blueprint, in *Input, set byte) (memoryKey, bool) {
 		}
 	}
 	return sha256.Sum256(w.buf), w.ok
+}
+
+// ReadableResources is the part of live objects (.Resources) the blueprint's templates can
+// read (see resourcesRead in reads.go): all of it when that is not known exactly. A render
+// given only that part renders as with all of it, and its tenant strings are those of the
+// objects a template can read.
+func (b *Blueprint) ReadableResources(all map[string][]map[string]any) map[string][]map[string]any {
+	if !b.resourcesExact || all == nil {
+		return all
+	}
+	out := make(map[string][]map[string]any, len(b.resourceEntries))
+	for _, k := range b.resourceEntries {
+		if objs, ok := all[k]; ok {
+			out[k] = objs
+		}
+	}
+	return out
 }
 
 // storedOutput is an Output as JSON.
