@@ -175,8 +175,11 @@ func (r *GatewayReconciler) apply(ctx context.Context, gw *gwv1.Gateway, objs []
 
 // applyUnit writes one unit's objects. It first checks every object that is not known to be
 // ours, so that a collision writes nothing of the unit, and dry-runs every object to write.
-// Those checks are independent reads: they go out at once, costing one round trip rather than
-// one each (a first convergence is bound by the API server's latency, not by CPU).
+// Those checks go out at once, costing one round trip rather than one each (a first
+// convergence is bound by the API server, not by Gantry's CPU). An object the dry-run shows
+// to be new (the answer has no resourceVersion: nothing is stored under its name) needs no
+// read to prove it is not someone else's; only one that exists although the cache does not
+// hold it is read. That is one request per object, not two, in a first convergence.
 func (r *GatewayReconciler) applyUnit(ctx context.Context, gw *gwv1.Gateway, objs []*unstructured.Unstructured, live map[objectKey]*unstructured.Unstructured) ([]objectKey, error) {
 	mine := ownerKey(types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name})
 	var unknown []*unstructured.Unstructured
@@ -202,30 +205,44 @@ func (r *GatewayReconciler) applyUnit(ctx context.Context, gw *gwv1.Gateway, obj
 		getErrs   = make([]error, len(unknown))
 		conflicts = make([]error, len(unknown))
 		dryErrs   = make([]error, len(write))
+		// isNew holds the unknown objects the dry-run showed to be new.
+		isNew     = make([]bool, len(unknown))
+		unknownAt = map[objectKey]int{}
 	)
 	for i, o := range unknown {
-		// Not in our cache: it may exist without our labels. Ask the API server itself.
-		wg.Go(func() {
-			existing := &unstructured.Unstructured{}
-			existing.SetGroupVersionKind(o.GroupVersionKind())
-			err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(o), existing)
-			switch {
-			case apierrors.IsNotFound(err):
-			case err != nil:
-				getErrs[i] = fmt.Errorf("get %s: %w", keyOf(o), err)
-			case !sameOwner(existing, o, mine, gw.UID):
-				conflicts[i] = &conflictError{key: keyOf(o), owner: existing.GetAnnotations()[v1alpha1.AnnotationOwner]}
-			}
-		})
+		unknownAt[keyOf(o)] = i
+	}
+	// check reads an object the cache does not hold: it may exist without our labels.
+	check := func(i int, o *unstructured.Unstructured) {
+		existing := &unstructured.Unstructured{}
+		existing.SetGroupVersionKind(o.GroupVersionKind())
+		err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(o), existing)
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			getErrs[i] = fmt.Errorf("get %s: %w", keyOf(o), err)
+		case !sameOwner(existing, o, mine, gw.UID):
+			conflicts[i] = &conflictError{key: keyOf(o), owner: existing.GetAnnotations()[v1alpha1.AnnotationOwner]}
+		}
 	}
 	if dryRun {
 		for i, o := range write {
 			wg.Go(func() {
 				dry := o.DeepCopy()
-				if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(dry), client.FieldOwner(FieldManager), client.ForceOwnership, client.DryRunAll); err != nil {
+				err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(dry), client.FieldOwner(FieldManager), client.ForceOwnership, client.DryRunAll)
+				if err != nil {
 					dryErrs[i] = fmt.Errorf("apply %s (checked before writing; nothing was written): %w", keyOf(o), err)
 				}
+				if j, ok := unknownAt[keyOf(o)]; ok {
+					isNew[j] = err == nil && dry.GetResourceVersion() == ""
+				}
 			})
+		}
+		wg.Wait()
+	}
+	for i, o := range unknown {
+		if !isNew[i] {
+			wg.Go(func() { check(i, o) })
 		}
 	}
 	wg.Wait()
