@@ -18,6 +18,7 @@ import (
 	gwv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/desired"
 )
 
 // NewScheme knows the built-in kinds, Gateway API's and Gantry's.
@@ -65,10 +66,19 @@ func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
 		// managedFields are most of a cached object's size and nothing here reads them.
 		Cache: cache.Options{SyncPeriod: sync, DefaultTransform: cache.TransformStripManagedFields(),
 			// Listener certificates are the only Secrets Gantry reads: the cache holds those of
-			// type kubernetes.io/tls, not every Secret in the cluster.
+			// type kubernetes.io/tls, not every Secret in the cluster, and of each only whether
+			// it holds a certificate and its key, not the key.
 			ByObject: map[client.Object]cache.ByObject{
-				&corev1.Secret{}: {Field: fields.OneTermEqualSelector("type", string(corev1.SecretTypeTLS))},
+				&corev1.Secret{}: {Field: fields.OneTermEqualSelector("type", string(corev1.SecretTypeTLS)), Transform: stripSecret},
 			}},
 		Controller: config.Controller{SkipNameValidation: &o.Restartable},
 	})
+}
+
+// stripSecret is the Secret cache's transform (desired.StripTLSSecret).
+func stripSecret(obj any) (any, error) {
+	if s, ok := obj.(*corev1.Secret); ok {
+		desired.StripTLSSecret(s)
+	}
+	return obj, nil
 }

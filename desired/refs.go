@@ -2,6 +2,7 @@ package desired
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -112,8 +113,45 @@ func certificateRef(gw *gwv1.Gateway, ref gwv1.SecretObjectReference, secrets ma
 	if s.Type != corev1.SecretTypeTLS {
 		return gwv1.ListenerReasonInvalidCertificateRef, fmt.Sprintf("Secret %s is of type %s, not of type kubernetes.io/tls", key, s.Type)
 	}
-	if _, err := tls.X509KeyPair(s.Data[corev1.TLSCertKey], s.Data[corev1.TLSPrivateKeyKey]); err != nil {
+	if err := TLSVerdict(s); err != nil {
 		return gwv1.ListenerReasonInvalidCertificateRef, fmt.Sprintf("Secret %s: tls.crt and tls.key are not a PEM certificate and its key: %v", key, err)
 	}
 	return "", ""
+}
+
+// AnnotationTLSVerdict is what the controller's cache keeps of a TLS Secret in place of its
+// data: "valid", or why tls.crt and tls.key are not a certificate and its key. The controller
+// needs no more, and so holds no private key of the cluster in memory. The cache sets it on
+// every Secret it holds, over whatever the Secret itself says (see StripTLSSecret).
+const AnnotationTLSVerdict = "gateway.gantry.dev/tls-verdict"
+
+// TLSVerdict says whether a kubernetes.io/tls Secret holds a PEM certificate and its key: from
+// its data, or, for a Secret from the controller's cache, from the verdict made when it was
+// cached.
+func TLSVerdict(s *corev1.Secret) error {
+	if v, ok := s.Annotations[AnnotationTLSVerdict]; ok && s.Data == nil {
+		if v == "valid" {
+			return nil
+		}
+		return errors.New(v)
+	}
+	_, err := tls.X509KeyPair(s.Data[corev1.TLSCertKey], s.Data[corev1.TLSPrivateKeyKey])
+	return err
+}
+
+// StripTLSSecret reduces a Secret to what Gantry reads of it: its metadata without
+// managedFields, its type, and the verdict on its certificate and key (AnnotationTLSVerdict)
+// in place of its data.
+func StripTLSSecret(s *corev1.Secret) {
+	verdict := "valid"
+	if _, err := tls.X509KeyPair(s.Data[corev1.TLSCertKey], s.Data[corev1.TLSPrivateKeyKey]); err != nil {
+		verdict = err.Error()
+	}
+	ann := make(map[string]string, len(s.Annotations)+1)
+	for k, v := range s.Annotations {
+		ann[k] = v
+	}
+	ann[AnnotationTLSVerdict] = verdict
+	s.Annotations = ann
+	s.Data, s.StringData, s.ManagedFields = nil, nil, nil
 }
