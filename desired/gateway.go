@@ -155,10 +155,16 @@ func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r *gwv1.
 	tainted = append(tainted, render.TaintedStrings(rMap, func(p string) string { return origin + " " + p })...)
 	resources := byTemplateKey(in.LiveRoutes[types.NamespacedName{Namespace: r.Namespace, Name: LabelValue(r.Name)}], bp.RouteTemplates())
 	tainted = append(tainted, liveTainted(resources)...)
+	backends := backendsData(Backends(r, func(k types.NamespacedName) bool { return in.BackendServices[k] }, in.ReferenceGrants))
+	// Names, namespaces and kinds are the route's strings, and the messages are made around
+	// them: all of it is the tenant's.
+	backendOrigin := fmt.Sprintf("HTTPRoute %s/%s .Backends", r.Namespace, r.Name)
+	tainted = append(tainted, render.TaintedStrings(backends, func(p string) string { return backendOrigin + p })...)
 	out, err := bp.RenderRoute(&render.Input{
 		Values:       values.Values,
 		Gateway:      gwMap,
 		HTTPRoute:    rMap,
+		Backends:     backends,
 		Resources:    resources,
 		Hostnames:    hostnames,
 		Namespace:    r.Namespace,

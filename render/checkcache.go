@@ -259,6 +259,8 @@ func bInputKey(b *Blueprint, in *Input, sub *substitution) (checkKey, bool) {
 	w.str('k', "HTTPRoute")
 	if in.HTTPRoute != nil {
 		w.value(in.HTTPRoute)
+		w.str('k', "Backends")
+		w.value(in.Backends)
 	} else {
 		w.tag('-', 0)
 	}
