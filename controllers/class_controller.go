@@ -72,8 +72,14 @@ func (r *GatewayClassReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		}
 	}
 	if err != nil {
-		accepted.Status, accepted.Reason, accepted.Message = metav1.ConditionFalse, string(gwv1.GatewayClassReasonInvalidParameters), truncate(err.Error())
+		accepted.Status, accepted.Reason, accepted.Message = metav1.ConditionFalse, string(gwv1.GatewayClassReasonInvalidParameters), err.Error()
 	}
+	if note := desired.BlueprintGroupNote(class); note != "" {
+		// Said whether or not the blueprint is found: "does not exist" alone would leave the
+		// reader wondering which group was looked in.
+		accepted.Message += "; " + note
+	}
+	accepted.Message = truncate(accepted.Message)
 	meta.SetStatusCondition(&next.Status.Conditions, accepted)
 	meta.SetStatusCondition(&next.Status.Conditions, metav1.Condition{
 		Type: string(gwv1.GatewayClassConditionStatusSupportedVersion), Status: metav1.ConditionTrue, ObservedGeneration: gen,

@@ -150,3 +150,24 @@ func TestClassOfAnotherController(t *testing.T) {
 		t.Errorf("rendered for another controller's Gateway: %v, %v", cms, err)
 	}
 }
+
+// TestClassBifrostGroup: a GatewayClass carried over from bifrost-gateway-controller names its
+// blueprint in bifrost's group (parametersRef.group gateway.tv2.dk). Gantry reads it as its own
+// GatewayClassBlueprint of that name, says so in the class's Accepted message, and programs the
+// class's Gateways. The blueprint is created last, so the class and the Gateway must also be
+// found from the blueprint (the blueprint-to-class index) for them to get there.
+func TestClassBifrostGroup(t *testing.T) {
+	ns := namespace(t, nil)
+	bpName := "bifrost-" + ns
+	class := gantryClass("class-"+ns, bpName)
+	class.Spec.ParametersRef.Group = "gateway.tv2.dk"
+	create(t, class, gateway(ns, "web", class.Name))
+	waitClass(t, class.Name, metav1.ConditionFalse, "InvalidParameters", "GatewayClassBlueprint "+bpName+" does not exist")
+
+	create(t, blueprint(bpName, `{"a": 1}`, map[string]string{"values": valuesTemplate}))
+	waitClass(t, class.Name, metav1.ConditionTrue, "Accepted", "GatewayClassBlueprint "+bpName,
+		"parametersRef group gateway.tv2.dk (bifrost-gateway-controller's) is read as gateway.gantry.dev")
+	waitValues(t, ns, "web", `{"a": 1}`)
+	waitGateway(t, ns, "web", "Programmed", metav1.ConditionTrue, "Programmed")
+	waitGateway(t, ns, "web", "Accepted", metav1.ConditionTrue, "Accepted")
+}

@@ -364,6 +364,10 @@ func (r *GatewayReconciler) notifyPolicies(ctx context.Context, in *desired.Inpu
 	for _, p := range in.GatewayConfigs {
 		r.notify(ctx, p)
 	}
+	if in.Parameters != nil {
+		// spec.infrastructure.parametersRef's GatewayConfig, which may target something else.
+		r.notify(ctx, in.Parameters)
+	}
 }
 
 // notifyRefs does the same for policies known by reference only (those the board forgot).

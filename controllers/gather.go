@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -98,6 +99,11 @@ func (r *GatewayReconciler) gather(ctx context.Context, gw *gwv1.Gateway) (*gath
 	}
 	if err := r.gatherRefs(ctx, gw, g.in); err != nil {
 		return nil, err
+	}
+	if g.in.Blueprint != nil && g.in.Blueprint.Spec.HTTPRouteTemplate != nil {
+		if err := r.gatherBackends(ctx, g.in); err != nil {
+			return nil, err
+		}
 	}
 	if needsNamespaceLabels(gw) {
 		g.in.NamespaceLabels = map[string]map[string]string{}
@@ -239,6 +245,37 @@ func (r *GatewayReconciler) gatherRefs(ctx context.Context, gw *gwv1.Gateway, in
 	}
 	grants, err := referenceGrants(ctx, r.Client, grantNS)
 	in.ReferenceGrants = grants
+	return err
+}
+
+// gatherBackends reads, for route templates' .Backends, which of the Services the routes'
+// backendRefs name exist (from the metadata-only cache the HTTPRoute reconciler reads them
+// from) and the ReferenceGrants of the namespaces they refer into.
+func (r *GatewayReconciler) gatherBackends(ctx context.Context, in *desired.Input) error {
+	grantNS := map[string]bool{}
+	for _, route := range in.Routes {
+		for _, key := range desired.BackendServiceKeys(route) {
+			if _, seen := in.BackendServices[key]; seen {
+				continue
+			}
+			m := &metav1.PartialObjectMetadata{}
+			m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Service"))
+			err := r.Client.Get(ctx, key, m)
+			if err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("get Service %s: %w", key, err)
+			}
+			if in.BackendServices == nil {
+				in.BackendServices = map[types.NamespacedName]bool{}
+			}
+			in.BackendServices[key] = err == nil
+		}
+		maps.Copy(grantNS, desired.BackendNamespaces(route))
+	}
+	for _, g := range in.ReferenceGrants {
+		delete(grantNS, g.Namespace) // listed already, for the listeners
+	}
+	grants, err := referenceGrants(ctx, r.Client, grantNS)
+	in.ReferenceGrants = append(in.ReferenceGrants, grants...)
 	return err
 }
 

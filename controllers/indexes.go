@@ -51,11 +51,13 @@ func setupIndexes(ctx context.Context, idx client.FieldIndexer) error {
 		return err
 	}
 	if err := idx.IndexField(ctx, &gwv1.GatewayClass{}, indexBlueprint, func(o client.Object) []string {
-		ref := o.(*gwv1.GatewayClass).Spec.ParametersRef
-		if ref == nil || string(ref.Group) != v1alpha1.GroupName || ref.Kind != "GatewayClassBlueprint" {
+		// The same reading as the Gateway's (bifrost's group included), or a blueprint change
+		// would not reach the classes that use it.
+		name, err := desired.BlueprintName(o.(*gwv1.GatewayClass))
+		if err != nil {
 			return nil
 		}
-		return []string{ref.Name}
+		return []string{name}
 	}); err != nil {
 		return err
 	}

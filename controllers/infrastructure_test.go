@@ -96,3 +96,61 @@ func TestInfrastructureParametersRef(t *testing.T) {
 		})
 	}
 }
+
+// TestInfrastructureParametersRefPolicyStatus: a GatewayConfig named by a Gateway's
+// spec.infrastructure.parametersRef gets GEP-713 status for that Gateway as a targetRef'd
+// policy does (Accepted, Enforced, the Gateway as ancestor), also when its own targetRef names
+// a Gateway that does not exist — that entry says TargetNotFound beside it. A parametersRef to a
+// GatewayConfig that does not exist leaves the Gateway Accepted=False InvalidParameters until
+// it is created; then the Gateway is accepted and the GatewayConfig names it.
+func TestInfrastructureParametersRefPolicyStatus(t *testing.T) {
+	ns := namespace(t, nil)
+	create(t, blueprint("params-status-"+ns, `{"size":"small"}`, map[string]string{"values": valuesTemplate}), gantryClass("class-"+ns, "params-status-"+ns))
+	withRef := func(name, params string) *gwv1.Gateway {
+		gw := gateway(ns, name, "class-"+ns)
+		gw.Spec.Infrastructure = &gwv1.GatewayInfrastructure{ParametersRef: &gwv1.LocalParametersReference{Group: v1alpha1.GroupName, Kind: "GatewayConfig", Name: params}}
+		return gw
+	}
+	own := gatewayConfig(ns, "own", "Gateway", "web", `{"size":"medium"}`, "")
+	stray := gatewayConfig(ns, "stray", "Gateway", "elsewhere", `{"size":"big"}`, "")
+	create(t, own, stray, withRef("web", "own"), withRef("api", "stray"), withRef("later", "nope"))
+
+	waitValues(t, ns, "web", `{"size":"medium"}`)
+	waitValues(t, ns, "api", `{"size":"big"}`)
+	waitPolicy(t, own, ns, "web", metav1.ConditionTrue, "Accepted", metav1.ConditionTrue, "Enforced")
+	waitPolicy(t, stray, ns, "api", metav1.ConditionTrue, "Accepted", metav1.ConditionTrue, "Enforced")
+	eventually(t, "GatewayConfig stray: parametersRef named in its Accepted message, its own target not found", func() error {
+		st, gen, err := policyStatus(t.Context(), stray)
+		if err != nil {
+			return err
+		}
+		a, err := ancestor(st, ns, "api")
+		if err != nil {
+			return err
+		}
+		if c := meta.FindStatusCondition(a.Conditions, "Accepted"); !strings.Contains(c.Message, "spec.infrastructure.parametersRef of Gateway "+ns+"/api") {
+			return fmt.Errorf("Accepted message %q does not say the Gateway names it in spec.infrastructure.parametersRef", c.Message)
+		}
+		target, err := ancestor(st, ns, "elsewhere")
+		if err != nil {
+			return err
+		}
+		if err := policyConditions(target, gen, metav1.ConditionFalse, "TargetNotFound", "", ""); err != nil {
+			return err
+		}
+		if len(st.Ancestors) != 2 {
+			return fmt.Errorf("ancestors = %s, want Gateway api and the missing target", describeAncestors(st))
+		}
+		return nil
+	})
+
+	gw := waitGateway(t, ns, "later", "Accepted", metav1.ConditionFalse, "InvalidParameters")
+	if c := meta.FindStatusCondition(gw.Status.Conditions, "Accepted"); !strings.Contains(c.Message, "spec.infrastructure.parametersRef names GatewayConfig nope") {
+		t.Errorf("Accepted message %q does not name the field and the GatewayConfig", c.Message)
+	}
+	nope := gatewayConfig(ns, "nope", "Gateway", "later", `{"size":"late"}`, "")
+	create(t, nope)
+	waitGateway(t, ns, "later", "Accepted", metav1.ConditionTrue, "Accepted")
+	waitValues(t, ns, "later", `{"size":"late"}`)
+	waitPolicy(t, nope, ns, "later", metav1.ConditionTrue, "Accepted", metav1.ConditionTrue, "Enforced")
+}

@@ -157,30 +157,48 @@ func (r *PolicyReconciler) ancestors(ctx context.Context, p policyObject) ([]gwv
 			Type: string(gwv1.PolicyConditionAccepted), Status: status, Reason: string(reason), Message: msg, ObservedGeneration: gen,
 		}}}}
 	}
-	if ref.Namespace != nil && string(*ref.Namespace) != p.GetNamespace() {
-		return one(metav1.ConditionFalse, gwv1.PolicyReasonInvalid, fmt.Sprintf("spec.targetRef.namespace is %s, but a policy can only target objects in its own namespace (%s)", *ref.Namespace, p.GetNamespace())), nil
-	}
-	if ref.Kind == "Namespace" && string(ref.Name) != p.GetNamespace() {
-		return one(metav1.ConditionFalse, gwv1.PolicyReasonInvalid, fmt.Sprintf("a policy can only target its own namespace (%s), not %s", p.GetNamespace(), ref.Name)), nil
-	}
-	exists, err := r.targetExists(ctx, p.GetNamespace(), ref)
+	// A GatewayConfig that Gateways name in spec.infrastructure.parametersRef is their level-5
+	// policy whatever its targetRef says: it has an ancestor for each of them even when its
+	// own target is wrong, and then an entry for the target that says what is wrong with it.
+	named, err := r.parametersOf(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	if !exists {
-		return one(metav1.ConditionFalse, gwv1.PolicyReasonTargetNotFound, fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name)), nil
+	var problem []gwv1.PolicyAncestorStatus
+	switch {
+	case ref.Namespace != nil && string(*ref.Namespace) != p.GetNamespace():
+		problem = one(metav1.ConditionFalse, gwv1.PolicyReasonInvalid, fmt.Sprintf("spec.targetRef.namespace is %s, but a policy can only target objects in its own namespace (%s)", *ref.Namespace, p.GetNamespace()))
+	case ref.Kind == "Namespace" && string(ref.Name) != p.GetNamespace():
+		problem = one(metav1.ConditionFalse, gwv1.PolicyReasonInvalid, fmt.Sprintf("a policy can only target its own namespace (%s), not %s", p.GetNamespace(), ref.Name))
+	default:
+		exists, err := r.targetExists(ctx, p.GetNamespace(), ref)
+		if err != nil {
+			return nil, err
+		}
+		if !exists {
+			problem = one(metav1.ConditionFalse, gwv1.PolicyReasonTargetNotFound, fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name))
+		}
+	}
+	if problem != nil && len(named) == 0 {
+		return problem, nil
 	}
 	// After a restart the board fills up as Gateways reconcile; until every Gateway the policy
 	// may reach has reported, its outcomes are half the picture, and writing them would write
 	// a status that is about to change back.
 	if r.reaches != nil {
 		for _, gw := range r.reaches(ctx, p) {
+			if problem != nil && !named[gw.NamespacedName] {
+				continue // through its broken target it reaches nothing (a missing Gateway never reports)
+			}
 			if !r.board.known(gw.NamespacedName) {
 				return nil, errNotReported
 			}
 		}
 	}
 	outcomes := r.board.policy(precedence.Ref{Kind: r.Kind, Namespace: p.GetNamespace(), Name: p.GetName()})
+	if len(outcomes) == 0 && problem != nil {
+		return problem, nil // the Gateways naming it have not rendered with it (their class is not Gantry's, say)
+	}
 	if len(outcomes) == 0 {
 		// Outcomes come only from Gateways Gantry renders, so with none the target may be
 		// another controller's: then its status is not Gantry's to write, and an entry
@@ -202,6 +220,9 @@ func (r *PolicyReconciler) ancestors(ctx context.Context, p policyObject) ([]gwv
 		o := outcomes[gw]
 		accepted := metav1.Condition{Type: string(gwv1.PolicyConditionAccepted), Status: metav1.ConditionTrue, Reason: string(gwv1.PolicyReasonAccepted), ObservedGeneration: gen,
 			Message: fmt.Sprintf("applies at level %s", o.Level)}
+		if named[gw] {
+			accepted.Message += fmt.Sprintf(", as spec.infrastructure.parametersRef of Gateway %s", gw)
+		}
 		if sibling := conflictedBy(o); sibling != "" {
 			accepted.Status, accepted.Reason = metav1.ConditionFalse, string(gwv1.PolicyReasonConflicted)
 			accepted.Message = fmt.Sprintf("every value is superseded by %s at the same level, which GEP-713 orders higher", sibling)
@@ -211,6 +232,22 @@ func (r *PolicyReconciler) ancestors(ctx context.Context, p policyObject) ([]gwv
 			ControllerName: v1alpha1.ControllerName,
 			Conditions:     []metav1.Condition{accepted, enforced(o, gen)},
 		})
+	}
+	return append(out, problem...), nil
+}
+
+// parametersOf lists the Gateways that name a GatewayConfig in spec.infrastructure.parametersRef.
+func (r *PolicyReconciler) parametersOf(ctx context.Context, p policyObject) (map[types.NamespacedName]bool, error) {
+	if r.Kind != precedence.KindGatewayConfig {
+		return nil, nil
+	}
+	l := &gwv1.GatewayList{}
+	if err := r.Client.List(ctx, l, client.InNamespace(p.GetNamespace()), client.MatchingFields{indexParameters: p.GetName()}); err != nil {
+		return nil, fmt.Errorf("list the Gateways naming GatewayConfig %s/%s in spec.infrastructure.parametersRef: %w", p.GetNamespace(), p.GetName(), err)
+	}
+	out := map[types.NamespacedName]bool{}
+	for _, gw := range l.Items {
+		out[types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}] = true
 	}
 	return out, nil
 }

@@ -11,6 +11,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
 )
 
 // TestRouteBackendRefs: an HTTPRoute's ResolvedRefs says which backendRef does not resolve and
@@ -84,4 +86,60 @@ func TestRouteBackendRefs(t *testing.T) {
 		"missing": {gwv1.RouteReasonResolvedRefs, ""},
 		"cross":   {gwv1.RouteReasonResolvedRefs, ""},
 	})
+}
+
+// TestRouteTemplateBackends: route templates see each backendRef in .Backends with whether it
+// resolves, and the Gateway renders its routes again when a Service they name appears or a
+// ReferenceGrant lets them refer into another namespace.
+func TestRouteTemplateBackends(t *testing.T) {
+	ctx := t.Context()
+	ns := namespace(t, nil)
+	other := namespace(t, nil)
+	bp := blueprint("route-backends-"+ns, `{}`, map[string]string{})
+	bp.Spec.HTTPRouteTemplate = &v1alpha1.RouteTemplate{ResourceTemplates: map[string]string{"backends": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .HTTPRoute.metadata.name }}-backends
+data:
+  backends: {{ toJson .Backends | quote }}
+`}}
+	create(t, bp, gantryClass("class-"+ns, bp.Name), gateway(ns, "web", "class-"+ns))
+	here := gwv1.HTTPBackendRef{BackendRef: gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{Name: "later", Port: ptr(gwv1.PortNumber(8080))}}}
+	there := gwv1.HTTPBackendRef{BackendRef: gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{
+		Name: "there", Namespace: ptr(gwv1.Namespace(other)), Port: ptr(gwv1.PortNumber(80))}, Weight: ptr(int32(5))}}
+	create(t, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: other, Name: "there"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}},
+		&gwv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop"}, Spec: gwv1.HTTPRouteSpec{
+			CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: []gwv1.ParentReference{{Name: "web"}}},
+			Rules:           []gwv1.HTTPRouteRule{{BackendRefs: []gwv1.HTTPBackendRef{here, there}}},
+		}})
+	waitBackends := func(want string) {
+		t.Helper()
+		eventually(t, "shop-backends "+want, func() error {
+			cm := &corev1.ConfigMap{}
+			if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "shop-backends"}, cm); err != nil {
+				return err
+			}
+			if cm.Data["backends"] != want {
+				return fmt.Errorf(".Backends = %s", cm.Data["backends"])
+			}
+			return nil
+		})
+	}
+	entry := func(index int, ns, name string, port, weight int, reason, message string) string {
+		return fmt.Sprintf(`{"group":"","index":%d,"kind":"Service","message":%q,"name":%q,"namespace":%q,"port":%d,"reason":%q,"resolved":%t,"rule":0,"weight":%d}`,
+			index, message, name, ns, port, reason, reason == "ResolvedRefs", weight)
+	}
+	waitBackends("[" + entry(0, ns, "later", 8080, 1, "BackendNotFound", "Service "+ns+"/later does not exist") + "," +
+		entry(1, other, "there", 80, 5, "RefNotPermitted", "Service "+other+"/there is in another namespace, and no ReferenceGrant in namespace "+other+" allows HTTPRoutes of namespace "+ns+" to refer to it") + "]")
+
+	create(t, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "later"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 8080}}}})
+	waitBackends("[" + entry(0, ns, "later", 8080, 1, "ResolvedRefs", "") + "," +
+		entry(1, other, "there", 80, 5, "RefNotPermitted", "Service "+other+"/there is in another namespace, and no ReferenceGrant in namespace "+other+" allows HTTPRoutes of namespace "+ns+" to refer to it") + "]")
+
+	create(t, &gwv1beta1.ReferenceGrant{ObjectMeta: metav1.ObjectMeta{Namespace: other, Name: "routes"},
+		Spec: gwv1beta1.ReferenceGrantSpec{
+			From: []gwv1beta1.ReferenceGrantFrom{{Group: gwv1.GroupName, Kind: "HTTPRoute", Namespace: gwv1.Namespace(ns)}},
+			To:   []gwv1beta1.ReferenceGrantTo{{Group: "", Kind: "Service"}},
+		}})
+	waitBackends("[" + entry(0, ns, "later", 8080, 1, "ResolvedRefs", "") + "," + entry(1, other, "there", 80, 5, "ResolvedRefs", "") + "]")
 }

@@ -103,6 +103,9 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		// Listener certificates, and the grants that let a listener use another namespace's.
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(m.secretGateways)).
 		Watches(&gwv1beta1.ReferenceGrant{}, handler.EnqueueRequestsFromMapFunc(m.grantGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// Routes' backends, which route templates see in .Backends: a Service appearing or
+		// going (its metadata is enough).
+		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(m.serviceGateways), builder.OnlyMetadata, builder.WithPredicates(createOrDelete)).
 		WithOptions(controllerOptions(opts.GatewayConcurrency)).
 		Build(gr)
 	if err != nil {
@@ -381,9 +384,29 @@ func (m *mapper) secretGateways(ctx context.Context, o client.Object) []reconcil
 	return m.gateways(ctx, client.MatchingFields{indexCertificate: o.GetNamespace() + "/" + o.GetName()})
 }
 
-// grantGateways maps a ReferenceGrant to the Gateways in the namespaces it grants to.
+// grantGateways maps a ReferenceGrant to the Gateways in the namespaces it grants to, and to
+// the parent Gateways of the HTTPRoutes there (whose route templates see .Backends).
 func (m *mapper) grantGateways(ctx context.Context, o client.Object) []reconcile.Request {
-	return grantFrom(ctx, o, "Gateway", m.gateways)
+	return append(grantFrom(ctx, o, "Gateway", m.gateways), grantFrom(ctx, o, "HTTPRoute", m.routeParents)...)
+}
+
+// serviceGateways maps a Service to the parent Gateways of the HTTPRoutes whose backendRefs
+// name it.
+func (m *mapper) serviceGateways(ctx context.Context, o client.Object) []reconcile.Request {
+	return m.routeParents(ctx, client.MatchingFields{indexBackend: o.GetNamespace() + "/" + o.GetName()})
+}
+
+// routeParents lists the Gateways the HTTPRoutes listed with opts name as parents.
+func (m *mapper) routeParents(ctx context.Context, opts ...client.ListOption) []reconcile.Request {
+	l := &gwv1.HTTPRouteList{}
+	if err := m.c.List(ctx, l, opts...); err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range l.Items {
+		out = append(out, parentRequests(&l.Items[i])...)
+	}
+	return out
 }
 
 // grantFrom lists, with list, the objects of kind in each namespace a ReferenceGrant grants to.

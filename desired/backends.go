@@ -35,35 +35,91 @@ func backendKey(r *gwv1.HTTPRoute, ref gwv1.BackendObjectReference) types.Namesp
 	return key
 }
 
+// Backend is one backendRef of an HTTPRoute and whether it resolves, as route templates see it
+// in .Backends.
+type Backend struct {
+	// Rule and Index place it: spec.rules[Rule].backendRefs[Index].
+	Rule, Index int
+	Group       string // "" for the core group
+	Kind        string
+	Namespace   string // the route's when the reference names none
+	Name        string
+	Port        *int32
+	Weight      int32
+	// Reason is ResolvedRefs when it resolves, else why not: InvalidKind, RefNotPermitted,
+	// BackendNotFound (Gateway API's ResolvedRefs reasons). Message says why, naming the Service.
+	Reason  gwv1.RouteConditionReason
+	Message string
+}
+
+// Resolved reports whether the reference resolves.
+func (b Backend) Resolved() bool { return b.Reason == gwv1.RouteReasonResolvedRefs }
+
+// Backends resolves every backendRef of an HTTPRoute, in the order of spec.rules and their
+// backendRefs. serviceExists reports whether a Service exists; grants are the ReferenceGrants
+// of the namespaces the route refers into (BackendNamespaces).
+func Backends(r *gwv1.HTTPRoute, serviceExists func(types.NamespacedName) bool, grants []*gwv1beta1.ReferenceGrant) []Backend {
+	var out []Backend
+	for i, rule := range r.Spec.Rules {
+		for j, b := range rule.BackendRefs {
+			ref := b.BackendObjectReference
+			key := backendKey(r, ref)
+			be := Backend{Rule: i, Index: j, Kind: "Service", Namespace: key.Namespace, Name: key.Name, Weight: 1, Reason: gwv1.RouteReasonResolvedRefs}
+			if ref.Group != nil {
+				be.Group = string(*ref.Group)
+			}
+			if ref.Kind != nil {
+				be.Kind = string(*ref.Kind)
+			}
+			if ref.Port != nil {
+				be.Port = ptr(int32(*ref.Port))
+			}
+			if b.Weight != nil {
+				be.Weight = *b.Weight
+			}
+			switch {
+			case !isService(ref):
+				be.Reason, be.Message = gwv1.RouteReasonInvalidKind, fmt.Sprintf("Gantry's backends are core Services, not %s", strings.TrimSuffix(be.Kind+"."+be.Group, "."))
+			case !ReferenceAllowed(grants, gwv1.GroupName, "HTTPRoute", r.Namespace, "", "Service", key.Namespace, key.Name):
+				be.Reason, be.Message = gwv1.RouteReasonRefNotPermitted, fmt.Sprintf("Service %s is in another namespace, and no ReferenceGrant in namespace %s allows HTTPRoutes of namespace %s to refer to it", key, key.Namespace, r.Namespace)
+			case !serviceExists(key):
+				be.Reason, be.Message = gwv1.RouteReasonBackendNotFound, fmt.Sprintf("Service %s does not exist", key)
+			}
+			out = append(out, be)
+		}
+	}
+	return out
+}
+
 // BackendRefs says why an HTTPRoute's backendRefs do not all resolve, as Gateway API's
 // ResolvedRefs reasons (InvalidKind, RefNotPermitted, BackendNotFound) with the first such
 // reference in the message; an empty reason when they all resolve. serviceExists reports
 // whether a Service exists.
 func BackendRefs(r *gwv1.HTTPRoute, serviceExists func(types.NamespacedName) bool, grants []*gwv1beta1.ReferenceGrant) (gwv1.RouteConditionReason, string) {
-	for i, rule := range r.Spec.Rules {
-		for j, b := range rule.BackendRefs {
-			field := fmt.Sprintf("spec.rules[%d].backendRefs[%d]: ", i, j)
-			ref := b.BackendObjectReference
-			if !isService(ref) {
-				group, kind := "", "Service"
-				if ref.Group != nil {
-					group = string(*ref.Group)
-				}
-				if ref.Kind != nil {
-					kind = string(*ref.Kind)
-				}
-				return gwv1.RouteReasonInvalidKind, field + fmt.Sprintf("Gantry's backends are core Services, not %s", strings.TrimSuffix(kind+"."+group, "."))
-			}
-			key := backendKey(r, ref)
-			if !ReferenceAllowed(grants, gwv1.GroupName, "HTTPRoute", r.Namespace, "", "Service", key.Namespace, key.Name) {
-				return gwv1.RouteReasonRefNotPermitted, field + fmt.Sprintf("Service %s is in another namespace, and no ReferenceGrant in namespace %s allows HTTPRoutes of namespace %s to refer to it", key, key.Namespace, r.Namespace)
-			}
-			if !serviceExists(key) {
-				return gwv1.RouteReasonBackendNotFound, field + fmt.Sprintf("Service %s does not exist", key)
-			}
+	for _, b := range Backends(r, serviceExists, grants) {
+		if !b.Resolved() {
+			return b.Reason, fmt.Sprintf("spec.rules[%d].backendRefs[%d]: %s", b.Rule, b.Index, b.Message)
 		}
 	}
 	return "", ""
+}
+
+// backendsData is .Backends as route templates see it: one map per backendRef, in order.
+func backendsData(bs []Backend) []any {
+	out := make([]any, len(bs))
+	for i, b := range bs {
+		m := map[string]any{
+			"rule": int64(b.Rule), "index": int64(b.Index),
+			"group": b.Group, "kind": b.Kind, "namespace": b.Namespace, "name": b.Name,
+			"weight":   int64(b.Weight),
+			"resolved": b.Resolved(), "reason": string(b.Reason), "message": b.Message,
+		}
+		if b.Port != nil {
+			m["port"] = int64(*b.Port)
+		}
+		out[i] = m
+	}
+	return out
 }
 
 // BackendNamespaces are the namespaces other than the route's that its backendRefs name, where

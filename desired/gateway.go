@@ -156,10 +156,16 @@ func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r *gwv1.
 	tainted = append(tainted, render.TaintedStrings(rMap, func(p string) string { return origin + " " + p })...)
 	resources := bp.ReadableResources(byTemplateKey(in.LiveRoutes[types.NamespacedName{Namespace: r.Namespace, Name: LabelValue(r.Name)}], bp.RouteTemplates()))
 	tainted = append(tainted, liveTainted(resources)...)
+	backends := backendsData(Backends(r, func(k types.NamespacedName) bool { return in.BackendServices[k] }, in.ReferenceGrants))
+	// Names, namespaces and kinds are the route's strings, and the messages are made around
+	// them: all of it is the tenant's.
+	backendOrigin := fmt.Sprintf("HTTPRoute %s/%s .Backends", r.Namespace, r.Name)
+	tainted = append(tainted, render.TaintedStrings(backends, func(p string) string { return backendOrigin + p })...)
 	out, err := in.Outputs.RenderRoute(bp, &render.Input{
 		Values:       values.Values,
 		Gateway:      gwMap,
 		HTTPRoute:    rMap,
+		Backends:     backends,
 		Resources:    resources,
 		Hostnames:    hostnames,
 		Namespace:    r.Namespace,
@@ -189,8 +195,8 @@ func (res *Result) route(key types.NamespacedName) *Route {
 func Compile(in *Input) (*render.Blueprint, error) {
 	if in.Blueprint == nil {
 		if in.Class != nil && in.Class.Spec.ParametersRef != nil {
-			// A parametersRef of another group or kind (bifrost's gateway.tv2.dk, say) names
-			// nothing Gantry reads; say so rather than that the blueprint is missing.
+			// A parametersRef of another group or kind names nothing Gantry reads; say so
+			// rather than that the blueprint is missing.
 			if _, err := BlueprintName(in.Class); err != nil {
 				return nil, fail(ReasonInvalidParameters, err)
 			}
@@ -458,6 +464,16 @@ func addresses(blueprint string, status map[string]any) ([]gwv1.GatewayStatusAdd
 	return out, nil
 }
 
+// BifrostGroupName is bifrost-gateway-controller's API group. A GatewayClass carried over from
+// bifrost names its blueprint as GatewayClassBlueprint.gateway.tv2.dk; Gantry reads that as its
+// own GatewayClassBlueprint of the same name, so that the class needs no edit but its
+// controllerName.
+//
+// This widens nothing a tenant can reach: a GatewayClass is cluster-scoped and written by the
+// platform team, and it still names a GatewayClassBlueprint (cluster-scoped, platform-owned) by
+// name. Whoever can write the class's parametersRef can already point it at any blueprint.
+const BifrostGroupName = "gateway.tv2.dk"
+
 // BlueprintName resolves a class's parametersRef to a blueprint name, or says why it
 // does not name one.
 func BlueprintName(class *gwv1.GatewayClass) (string, error) {
@@ -465,8 +481,22 @@ func BlueprintName(class *gwv1.GatewayClass) (string, error) {
 	if ref == nil {
 		return "", fmt.Errorf("GatewayClass %s has no parametersRef; it must name a %s", class.Name, "GatewayClassBlueprint")
 	}
-	if string(ref.Group) != v1alpha1.GroupName || ref.Kind != "GatewayClassBlueprint" {
-		return "", fmt.Errorf("GatewayClass %s parametersRef is %s.%s; it must be a GatewayClassBlueprint.%s", class.Name, ref.Kind, ref.Group, v1alpha1.GroupName)
+	if g := string(ref.Group); g != v1alpha1.GroupName && g != BifrostGroupName || ref.Kind != "GatewayClassBlueprint" {
+		return "", fmt.Errorf("GatewayClass %s parametersRef is %s.%s; it must be a GatewayClassBlueprint.%s (or GatewayClassBlueprint.%s, bifrost-gateway-controller's, read as the same)",
+			class.Name, ref.Kind, ref.Group, v1alpha1.GroupName, BifrostGroupName)
 	}
 	return ref.Name, nil
+}
+
+// BlueprintGroupNote says that a class's parametersRef names bifrost-gateway-controller's group
+// and is read as Gantry's, for the class's Accepted condition and `gantry render`; "" when it
+// names Gantry's own group (or no blueprint).
+func BlueprintGroupNote(class *gwv1.GatewayClass) string {
+	if class == nil || class.Spec.ParametersRef == nil || string(class.Spec.ParametersRef.Group) != BifrostGroupName {
+		return ""
+	}
+	if _, err := BlueprintName(class); err != nil {
+		return ""
+	}
+	return fmt.Sprintf("parametersRef group %s (bifrost-gateway-controller's) is read as %s", BifrostGroupName, v1alpha1.GroupName)
 }

@@ -132,7 +132,9 @@ func hash8(s string) string {
 func TestMissingBlueprint(t *testing.T) {
 	noRef := class()
 	noRef.Spec.ParametersRef = nil
-	bifrostGroup := class() // as carried over from bifrost-gateway-controller
+	otherGroup := class()
+	otherGroup.Spec.ParametersRef.Group = "example.com"
+	bifrostGroup := class() // as carried over from bifrost-gateway-controller: read as Gantry's
 	bifrostGroup.Spec.ParametersRef.Group = "gateway.tv2.dk"
 	tests := []struct {
 		name  string
@@ -140,7 +142,8 @@ func TestMissingBlueprint(t *testing.T) {
 		want  string
 	}{
 		{"parametersRef to a blueprint that does not exist", class(), "GatewayClass internet has parametersRef GatewayClassBlueprint proxy, which does not exist"},
-		{"parametersRef of another group", bifrostGroup, "GatewayClass internet parametersRef is GatewayClassBlueprint.gateway.tv2.dk; it must be a GatewayClassBlueprint.gateway.gantry.dev"},
+		{"parametersRef of another group", otherGroup, "GatewayClass internet parametersRef is GatewayClassBlueprint.example.com; it must be a GatewayClassBlueprint.gateway.gantry.dev (or GatewayClassBlueprint.gateway.tv2.dk, bifrost-gateway-controller's, read as the same)"},
+		{"parametersRef of bifrost's group to a blueprint that does not exist", bifrostGroup, "GatewayClass internet has parametersRef GatewayClassBlueprint proxy, which does not exist"},
 		{"no parametersRef", noRef, "GatewayClass internet has no parametersRef"},
 		{"no class", nil, "GatewayClass internet has no parametersRef"},
 	}

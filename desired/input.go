@@ -35,8 +35,12 @@ type Input struct {
 	// Secrets are the Secrets of type kubernetes.io/tls that listeners' certificateRefs name
 	// (CertificateRefKeys); a Secret that is missing or of another type has no entry.
 	Secrets map[types.NamespacedName]*corev1.Secret
-	// ReferenceGrants are the grants in the namespaces that listeners and routes refer into.
+	// ReferenceGrants are the grants in the namespaces that listeners and routes (their
+	// backendRefs, BackendNamespaces) refer into.
 	ReferenceGrants []*gwv1beta1.ReferenceGrant
+	// BackendServices holds the Services, of those routes' backendRefs name
+	// (BackendServiceKeys), that exist: route templates see in .Backends whether each resolves.
+	BackendServices map[types.NamespacedName]bool
 	// Policies are candidate GatewayClassConfigs and GatewayConfigs, in any order.
 	GatewayClassConfigs []*v1alpha1.GatewayClassConfig
 	GatewayConfigs      []*v1alpha1.GatewayConfig

@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/desired"
@@ -236,6 +237,12 @@ func TestRouteInjection(t *testing.T) {
 	}
 	annotated := route("team-b", "shop", nil, parent())
 	annotated.Annotations = map[string]string{"note": "x\n  extra: field"}
+	// A backendRef whose name, printed by a template through .Backends, would add a field. The
+	// API server would refuse such a name; offline input and a template reading the message
+	// (which Gantry composes around the name) must be caught all the same.
+	badBackend := route("team-b", "shop", nil, parent())
+	badBackend.Spec.Rules = []gwv1.HTTPRouteRule{{BackendRefs: []gwv1.HTTPBackendRef{{BackendRef: gwv1.BackendRef{
+		BackendObjectReference: gwv1.BackendObjectReference{Name: "x\n  extra: field", Port: ptr(gwv1.PortNumber(80))}}}}}}
 	tests := []struct {
 		name     string
 		template string
@@ -253,6 +260,16 @@ func TestRouteInjection(t *testing.T) {
 		template: configMapTemplate("cm", `note: {{ .HTTPRoute.metadata.annotations.note }}`),
 		route:    annotated,
 		want:     changed("HTTPRoute team-b/shop field metadata.annotations.note"),
+	}, {
+		name:     "backend name through .Backends",
+		template: configMapTemplate("cm", `backend: {{ (index .Backends 0).name }}`),
+		route:    badBackend,
+		want:     changed("HTTPRoute team-b/shop field spec.rules[0].backendRefs[0].name"),
+	}, {
+		name:     "backend message through .Backends",
+		template: configMapTemplate("cm", `why: {{ (index .Backends 0).message }}`),
+		route:    badBackend,
+		want:     changed("HTTPRoute team-b/shop .Backends[0].message"),
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -282,5 +299,72 @@ func TestRouteInjection(t *testing.T) {
 				t.Error("the Gateway's own objects were not rendered")
 			}
 		})
+	}
+}
+
+// TestRouteBackends: route templates see the route's backendRefs in .Backends, in the order of
+// its rules and their backendRefs, each with the defaults filled in and whether it resolves,
+// as the route's ResolvedRefs condition decides it.
+func TestRouteBackends(t *testing.T) {
+	https := listener("https", gwv1.HTTPSProtocolType, 443, "")
+	https.AllowedRoutes = from(gwv1.NamespacesFromAll, nil)
+	bp := blueprint(map[string]string{"own": configMapTemplate("own", "a: b")}, "")
+	bp.Spec.HTTPRouteTemplate = &v1alpha1.RouteTemplate{ResourceTemplates: map[string]string{
+		"backends": configMapTemplate("{{ .HTTPRoute.metadata.name }}-backends", `backends: {{ toJson .Backends | quote }}`),
+	}}
+	ref := func(ns, name, kind string, port int32, weight int32) gwv1.HTTPBackendRef {
+		b := gwv1.HTTPBackendRef{BackendRef: gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{Name: gwv1.ObjectName(name)}}}
+		if ns != "" {
+			b.Namespace = ptr(gwv1.Namespace(ns))
+		}
+		if kind != "" {
+			b.Group, b.Kind = ptr(gwv1.Group("example.com")), ptr(gwv1.Kind(kind))
+		}
+		if port != 0 {
+			b.Port = ptr(gwv1.PortNumber(port))
+		}
+		if weight != 0 {
+			b.Weight = ptr(weight)
+		}
+		return b
+	}
+	r := route("team-b", "shop", nil, parent())
+	r.Spec.Rules = []gwv1.HTTPRouteRule{
+		{BackendRefs: []gwv1.HTTPBackendRef{ref("", "shop", "", 8080, 3), ref("", "gone", "", 80, 0)}},
+		{BackendRefs: []gwv1.HTTPBackendRef{ref("", "bucket", "Bucket", 0, 0), ref("team-c", "private", "", 80, 0), ref("team-d", "shared", "", 80, 0)}},
+	}
+	grant := &gwv1beta1.ReferenceGrant{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "team-d", Name: "allow-team-b"},
+		Spec: gwv1beta1.ReferenceGrantSpec{
+			From: []gwv1beta1.ReferenceGrantFrom{{Group: gwv1.GroupName, Kind: "HTTPRoute", Namespace: "team-b"}},
+			To:   []gwv1beta1.ReferenceGrantTo{{Group: "", Kind: "Service"}},
+		},
+	}
+	res, err := desired.Gateway(&desired.Input{
+		Gateway: gateway("web", https), Class: class(), Blueprint: bp, Routes: []*gwv1.HTTPRoute{r},
+		ReferenceGrants: []*gwv1beta1.ReferenceGrant{grant},
+		BackendServices: map[types.NamespacedName]bool{key("team-b", "shop"): true, key("team-c", "private"): true, key("team-d", "shared"): true},
+	})
+	if err != nil {
+		t.Fatalf("Gateway: %v", err)
+	}
+	if len(res.Routes) != 1 || res.Routes[0].Err != nil {
+		t.Fatalf("routes = %+v", res.Routes)
+	}
+	var got string
+	for _, o := range res.Objects {
+		if o.Template == "backends" {
+			got = o.Object["data"].(map[string]any)["backends"].(string)
+		}
+	}
+	want := `[` +
+		`{"group":"","index":0,"kind":"Service","message":"","name":"shop","namespace":"team-b","port":8080,"reason":"ResolvedRefs","resolved":true,"rule":0,"weight":3},` +
+		`{"group":"","index":1,"kind":"Service","message":"Service team-b/gone does not exist","name":"gone","namespace":"team-b","port":80,"reason":"BackendNotFound","resolved":false,"rule":0,"weight":1},` +
+		`{"group":"example.com","index":0,"kind":"Bucket","message":"Gantry's backends are core Services, not Bucket.example.com","name":"bucket","namespace":"team-b","reason":"InvalidKind","resolved":false,"rule":1,"weight":1},` +
+		`{"group":"","index":1,"kind":"Service","message":"Service team-c/private is in another namespace, and no ReferenceGrant in namespace team-c allows HTTPRoutes of namespace team-b to refer to it","name":"private","namespace":"team-c","port":80,"reason":"RefNotPermitted","resolved":false,"rule":1,"weight":1},` +
+		`{"group":"","index":2,"kind":"Service","message":"","name":"shared","namespace":"team-d","port":80,"reason":"ResolvedRefs","resolved":true,"rule":1,"weight":1}` +
+		`]`
+	if got != want {
+		t.Errorf(".Backends =\n%s\nwant\n%s", got, want)
 	}
 }

@@ -33,6 +33,8 @@ func (s *Set) Input(gw *gwv1.Gateway, controllerNamespace string) *desired.Input
 		NamespaceLabels:     s.NamespaceLabels,
 		GatewayClassConfigs: s.GatewayClassConfigs,
 		GatewayConfigs:      s.GatewayConfigs,
+		ReferenceGrants:     s.ReferenceGrants,
+		BackendServices:     s.Services,
 	}
 	in.CustomKinds = s.customKinds()
 	if ref := desired.ParametersRef(gw); ref != nil {

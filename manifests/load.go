@@ -19,7 +19,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 	"sigs.k8s.io/yaml"
 
 	"gantry.dev/gantry/apis/v1alpha1"
@@ -38,6 +40,11 @@ type Set struct {
 	// Live are other objects; those with Gantry's labels stand for what a Gateway rendered
 	// before, and feed .Resources.
 	Live []*unstructured.Unstructured
+	// Services are the Services that exist (among Live, or read from a cluster), by
+	// namespace/name: what routes' backendRefs resolve to (.Backends).
+	Services map[types.NamespacedName]bool
+	// ReferenceGrants are the ReferenceGrants among Live (or read from a cluster).
+	ReferenceGrants []*gwv1beta1.ReferenceGrant
 	// Proof, when set, must also hold for a live object to be a Gateway's (Owned): the
 	// controller's ownership proof, for objects read from a cluster, where labels and the owner
 	// annotation are only a claim a tenant can write.
@@ -216,6 +223,20 @@ func (s *Set) addDocument(doc string) error {
 			return err
 		}
 		s.Live = append(s.Live, u)
+		switch {
+		case group == "" && head.Kind == "Service":
+			if s.Services == nil {
+				s.Services = map[types.NamespacedName]bool{}
+			}
+			s.Services[types.NamespacedName{Namespace: cmp.Or(u.GetNamespace(), "default"), Name: u.GetName()}] = true
+		case group == gwv1.GroupName && head.Kind == "ReferenceGrant":
+			o := &gwv1beta1.ReferenceGrant{}
+			if err := yaml.UnmarshalStrict([]byte(doc), o); err != nil {
+				return err
+			}
+			o.Namespace = cmp.Or(o.Namespace, "default")
+			s.ReferenceGrants = append(s.ReferenceGrants, o)
+		}
 	}
 	return nil
 }

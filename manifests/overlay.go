@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
@@ -25,6 +26,8 @@ func (s *Set) With(local *Set) *Set {
 		GatewayConfigs:      slices.Clone(s.GatewayConfigs),
 		NamespaceLabels:     maps.Clone(s.NamespaceLabels),
 		Live:                slices.Clone(s.Live),
+		Services:            maps.Clone(s.Services),
+		ReferenceGrants:     slices.Clone(s.ReferenceGrants),
 		Proof:               s.Proof,
 	}
 	for name, bp := range local.Blueprints {
@@ -61,6 +64,13 @@ func (s *Set) With(local *Set) *Set {
 		out.GatewayConfigs = replace(out.GatewayConfigs, p, nil)
 	}
 	maps.Copy(out.NamespaceLabels, local.NamespaceLabels)
+	if out.Services == nil && len(local.Services) > 0 {
+		out.Services = map[types.NamespacedName]bool{}
+	}
+	maps.Copy(out.Services, local.Services)
+	for _, g := range local.ReferenceGrants {
+		out.ReferenceGrants = replace(out.ReferenceGrants, g, nil)
+	}
 	for _, u := range local.Live {
 		i := slices.IndexFunc(out.Live, func(l *unstructured.Unstructured) bool { return liveKey(l) == liveKey(u) })
 		if i < 0 {

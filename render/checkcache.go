@@ -207,6 +207,8 @@ func (w *inputHasher) input(b *Blueprint, in *Input, resources map[string][]map[
 	w.str('k', "HTTPRoute")
 	if in.HTTPRoute != nil {
 		w.value(in.HTTPRoute)
+		w.str('k', "Backends")
+		w.value(in.Backends)
 	} else {
 		w.tag('-', 0)
 	}

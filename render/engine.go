@@ -256,6 +256,9 @@ type Input struct {
 	// Gateway and HTTPRoute are the objects as maps; HTTPRoute only for route templates.
 	Gateway   map[string]any
 	HTTPRoute map[string]any
+	// Backends, route templates only, is .Backends: the route's backendRefs, each a map, with
+	// whether it resolves. Its strings are the tenant's (pass them in Tainted).
+	Backends []any
 	// Resources maps a template key to the live objects it produced.
 	Resources map[string][]map[string]any
 	Hostnames Hostnames
@@ -435,6 +438,11 @@ func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, erro
 	}
 	if in.HTTPRoute != nil {
 		x.data["HTTPRoute"] = deepCopyWith(in.HTTPRoute, cp)
+		backends := []any{}
+		if in.Backends != nil {
+			backends = cp(in.Backends).([]any)
+		}
+		x.data["Backends"] = backends
 	}
 	return x, nil
 }
@@ -866,7 +874,7 @@ func (x *execution) run(c *compiled) (text string, pending *Pending, err error) 
 
 // pending decides whether a failed template is waiting for a resource rather than broken: it
 // reads .Resources, and failed looking up something missing — not in .Values, .Gateway,
-// .HTTPRoute or .Hostnames, whose gaps are real errors.
+// .HTTPRoute, .Backends or .Hostnames, whose gaps are real errors.
 func (x *execution) pending(c *compiled, ctx string, e *Error) *Pending {
 	if len(c.reads) == 0 {
 		return nil
@@ -900,7 +908,7 @@ func (x *execution) pending(c *compiled, ctx string, e *Error) *Pending {
 
 var (
 	contexts   = regexp.MustCompile(`at <(.*?)>: `)
-	otherRoots = regexp.MustCompile(`(?:^|[\s($])\.(?:Values|Gateway|HTTPRoute|Hostnames)\b`)
+	otherRoots = regexp.MustCompile(`(?:^|[\s($])\.(?:Values|Gateway|HTTPRoute|Backends|Hostnames)\b`)
 )
 
 // hasStatus reports whether every object in a .Resources entry exists and has a status.

@@ -175,6 +175,14 @@ func TestOutputMemoryKeyHasEveryInput(t *testing.T) {
 		if g.Objects[0].Object["metadata"].(map[string]any)["name"] != "gw" || r.Objects[0].Object["metadata"].(map[string]any)["name"] != "route" {
 			t.Fatalf("gateway render %v, route render %v: one input, two template sets, two outputs", g.Objects, r.Objects)
 		}
+		// The route's backends are its input too.
+		in.Backends = []any{map[string]any{"name": "svc", "resolved": true}}
+		if _, err := m.RenderRoute(rb, in); err != nil {
+			t.Fatal(err)
+		}
+		if rendered, _ := m.Renders(); rendered != 3 {
+			t.Fatalf("rendered %d times after the backends changed; want 3", rendered)
+		}
 	})
 }
 

@@ -105,11 +105,10 @@ spec:
 	}
 }
 
-// TestParametersRefForeignGroup: a GatewayClass carried over from bifrost-gateway-controller
-// still names its blueprint as GatewayClassBlueprint.gateway.tv2.dk. The Gateway's error said
-// the blueprint "does not exist" although a blueprint of that name was in the input; it must say
-// the group is the problem and which one Gantry takes.
-func TestParametersRefForeignGroup(t *testing.T) {
+// TestParametersRefBifrostGroup: a GatewayClass carried over from bifrost-gateway-controller
+// still names its blueprint as GatewayClassBlueprint.gateway.tv2.dk. Gantry reads that group as
+// its own, so the class needs no edit beyond controllerName, and the output says so.
+func TestParametersRefBifrostGroup(t *testing.T) {
 	in := `apiVersion: gateway.gantry.dev/v1alpha1
 kind: GatewayClassBlueprint
 metadata:
@@ -123,11 +122,40 @@ spec:
         metadata:
           name: cm
 ` + strings.Replace(classAndGateway("bifrost"), "group: gateway.gantry.dev", "group: gateway.tv2.dk", 1)
+	code, out, errOut := run(t, in, "-")
+	if code != 0 {
+		t.Fatalf("exit %d; a class naming its blueprint in bifrost's group did not render:\n%s", code, errOut)
+	}
+	if !strings.Contains(out, "name: cm") {
+		t.Errorf("the blueprint's ConfigMap is not in the output:\n%s", out)
+	}
+	if want := "# GatewayClass bifrost: parametersRef group gateway.tv2.dk (bifrost-gateway-controller's) is read as gateway.gantry.dev"; !strings.Contains(out, want) {
+		t.Errorf("the output does not say that the bifrost group was read as Gantry's (%q):\n%s", want, out)
+	}
+}
+
+// TestParametersRefForeignGroup: a parametersRef of any other group names nothing Gantry reads.
+// The Gateway's error said the blueprint "does not exist" although a blueprint of that name was
+// in the input; it must say the group is the problem and which ones Gantry takes.
+func TestParametersRefForeignGroup(t *testing.T) {
+	in := `apiVersion: gateway.gantry.dev/v1alpha1
+kind: GatewayClassBlueprint
+metadata:
+  name: bifrost
+spec:
+  gatewayTemplate:
+    resourceTemplates:
+      cm: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: cm
+` + strings.Replace(classAndGateway("bifrost"), "group: gateway.gantry.dev", "group: example.com", 1)
 	code, _, errOut := run(t, in, "-")
 	if code == 0 {
 		t.Fatal("rendered a Gateway whose class names a blueprint of another API group")
 	}
-	if strings.Contains(errOut, "does not exist") || !strings.Contains(errOut, "gateway.tv2.dk") || !strings.Contains(errOut, "GatewayClassBlueprint.gateway.gantry.dev") {
+	if strings.Contains(errOut, "does not exist") || !strings.Contains(errOut, "GatewayClassBlueprint.example.com") || !strings.Contains(errOut, "GatewayClassBlueprint.gateway.gantry.dev") {
 		t.Errorf("the error does not name the wrong group and the right one:\n%s", errOut)
 	}
 }
@@ -143,7 +171,7 @@ spec:
 // up as a diff (or a non-zero exit code) there. Run with -update and review the diff.
 func TestBifrostFormat(t *testing.T) {
 	t.Chdir("testdata")
-	args := []string{"bifrost-format", "--controller-namespace", "edge-system"}
+	args := []string{"bifrost-format", "--controller-namespace", "bifrost-gateway-controller-system"}
 	golden.Check(t, "bifrost-format.out.yaml", golden.Render(t, args...))
 	golden.Check(t, "bifrost-format.explain.out.yaml", golden.Render(t, append(args, "--explain")...))
 }

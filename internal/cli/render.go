@@ -265,6 +265,9 @@ func (o *renderOptions) printObjects(w io.Writer, results []rendered) error {
 		}
 		first = false
 		fmt.Fprintf(w, "# Gateway %s/%s (class %s, blueprint %s)\n", r.gw.Namespace, r.gw.Name, r.gw.Spec.GatewayClassName, r.in.Blueprint.Name)
+		if note := desired.BlueprintGroupNote(r.in.Class); note != "" {
+			fmt.Fprintf(w, "# GatewayClass %s: %s\n", r.in.Class.Name, note)
+		}
 		for _, p := range r.res.Pending {
 			fmt.Fprintf(w, "# Pending: %s\n", p)
 		}

@@ -3,16 +3,19 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/controllers"
@@ -109,6 +112,9 @@ func ReadGateway(ctx context.Context, c client.Client, key types.NamespacedName,
 	if err := namespaceLabels(ctx, c, gw, namespaces, set); err != nil {
 		return nil, err
 	}
+	if err := backends(ctx, c, set); err != nil {
+		return nil, err
+	}
 	if bp != nil {
 		live, err := renderedBy(ctx, c, bp, gw)
 		if err != nil {
@@ -195,4 +201,39 @@ func renderedBy(ctx context.Context, c client.Client, bp *v1alpha1.GatewayClassB
 		}
 	}
 	return out, nil
+}
+
+// backends reads what the routes' backendRefs resolve to (.Backends): whether each Service
+// they name exists (its metadata is enough) and the ReferenceGrants of the namespaces they
+// refer into.
+func backends(ctx context.Context, c client.Client, set *manifests.Set) error {
+	grantNS := map[string]bool{}
+	for _, r := range set.Routes {
+		for _, key := range desired.BackendServiceKeys(r) {
+			if _, seen := set.Services[key]; seen {
+				continue
+			}
+			m := &metav1.PartialObjectMetadata{}
+			m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Service"))
+			err := c.Get(ctx, key, m)
+			if err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("get Service %s: %w", key, err)
+			}
+			if set.Services == nil {
+				set.Services = map[types.NamespacedName]bool{}
+			}
+			set.Services[key] = err == nil
+		}
+		maps.Copy(grantNS, desired.BackendNamespaces(r))
+	}
+	for _, ns := range slices.Sorted(maps.Keys(grantNS)) {
+		l := &gwv1beta1.ReferenceGrantList{}
+		if err := c.List(ctx, l, client.InNamespace(ns)); err != nil {
+			return fmt.Errorf("list ReferenceGrants in %s: %w", ns, err)
+		}
+		for i := range l.Items {
+			set.ReferenceGrants = append(set.ReferenceGrants, &l.Items[i])
+		}
+	}
+	return nil
 }

@@ -72,6 +72,9 @@ func Read(ctx context.Context, c client.Client, namespace string) (*manifests.Se
 	for _, ns := range nss.Items {
 		set.NamespaceLabels[ns.Name] = ns.Labels
 	}
+	if err := backends(ctx, c, set); err != nil {
+		return nil, err
+	}
 	live, err := rendered(ctx, c, bps.Items)
 	if err != nil {
 		return nil, err
