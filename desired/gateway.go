@@ -78,7 +78,8 @@ func Gateway(in *Input) (*Result, error) {
 		return &Result{Values: values}, err
 	}
 
-	att := attach(gw, in.Routes, in.NamespaceLabels)
+	sets := ListenerSets(in)
+	att := attach(gw, in.Routes, in.NamespaceLabels, in.ListenerSets, sets)
 	acceptProtocols(gw, in.Blueprint, att.listeners)
 	resolveListenerRefs(gw, in.Secrets, in.ReferenceGrants, att.listeners)
 	gwMap, err := objectMap(gw)
@@ -87,12 +88,18 @@ func Gateway(in *Input) (*Result, error) {
 	}
 	gwOrigin := fmt.Sprintf("Gateway %s/%s field", gw.Namespace, gw.Name)
 	gwTainted := render.TaintedStrings(gwMap, func(p string) string { return gwOrigin + " " + p })
+	setMaps, setTainted, err := listenerSetMaps(in.ListenerSets, sets)
+	if err != nil {
+		return nil, err
+	}
+	gwTainted = append(gwTainted, setTainted...)
 
-	res := &Result{Values: values, Hostnames: att.hostnames, Listeners: att.listeners, Routes: att.routes}
+	res := &Result{Values: values, Hostnames: att.hostnames, Listeners: att.listeners, Routes: att.routes, ListenerSets: sets}
 	resources := byTemplateKey(in.Live, bp.GatewayTemplates())
 	out, err := bp.RenderGateway(&render.Input{
 		Values:       values.Values,
 		Gateway:      gwMap,
+		ListenerSets: setMaps,
 		Resources:    resources,
 		Hostnames:    att.hostnames,
 		Namespace:    gw.Namespace,
@@ -121,7 +128,7 @@ func Gateway(in *Input) (*Result, error) {
 	for _, r := range att.accepted {
 		key := types.NamespacedName{Namespace: r.Namespace, Name: r.Name}
 		route := res.route(key)
-		values, objs, pending, err := renderRoute(bp, pin, in, r, gwMap, gwTainted, att.hostnames)
+		values, objs, pending, err := renderRoute(bp, pin, in, r, gwMap, setMaps, gwTainted, att.hostnames)
 		route.Values, route.Pending = values, pending
 		if err == nil {
 			// An object of the Gateway's or of another route's is not this route's to render.
@@ -140,7 +147,7 @@ func Gateway(in *Input) (*Result, error) {
 
 // renderRoute resolves a route's values (the Gateway's chain continued by the route's) and
 // renders the route templates for it.
-func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r *gwv1.HTTPRoute, gwMap map[string]any, gwTainted []render.Tainted, hostnames render.Hostnames) (*precedence.Result, []render.Object, []render.Pending, error) {
+func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r *gwv1.HTTPRoute, gwMap map[string]any, setMaps []map[string]any, gwTainted []render.Tainted, hostnames render.Hostnames) (*precedence.Result, []render.Object, []render.Pending, error) {
 	pin.Route = &precedence.ObjectKey{Namespace: r.Namespace, Name: r.Name}
 	values := precedence.Resolve(pin)
 	if err := checkSchema(bp, values); err != nil {
@@ -158,6 +165,7 @@ func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r *gwv1.
 	out, err := bp.RenderRoute(&render.Input{
 		Values:       values.Values,
 		Gateway:      gwMap,
+		ListenerSets: setMaps,
 		HTTPRoute:    rMap,
 		Resources:    resources,
 		Hostnames:    hostnames,
@@ -308,6 +316,8 @@ func objectMap(obj runtime.Object) (map[string]any, error) {
 			m["apiVersion"], m["kind"] = gwv1.GroupVersion.String(), "Gateway"
 		case *gwv1.HTTPRoute:
 			m["apiVersion"], m["kind"] = gwv1.GroupVersion.String(), "HTTPRoute"
+		case *gwv1.ListenerSet:
+			m["apiVersion"], m["kind"] = gwv1.GroupVersion.String(), "ListenerSet"
 		}
 	}
 	return m, nil

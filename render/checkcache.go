@@ -262,6 +262,11 @@ func bInputKey(b *Blueprint, in *Input, sub *substitution) (checkKey, bool) {
 	} else {
 		w.tag('-', 0)
 	}
+	w.str('k', "ListenerSets")
+	w.tag('l', len(in.ListenerSets))
+	for _, ls := range in.ListenerSets {
+		w.value(nilMap(ls))
+	}
 	w.str('k', "Resources")
 	w.tag('m', len(in.Resources))
 	for _, k := range slices.Sorted(maps.Keys(in.Resources)) {

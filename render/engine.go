@@ -251,6 +251,9 @@ type Input struct {
 	// Gateway and HTTPRoute are the objects as maps; HTTPRoute only for route templates.
 	Gateway   map[string]any
 	HTTPRoute map[string]any
+	// ListenerSets are the ListenerSets attached to the Gateway, as maps, in Gateway API's
+	// listener precedence (oldest first, then namespace/name).
+	ListenerSets []map[string]any
 	// Resources maps a template key to the live objects it produced.
 	Resources map[string][]map[string]any
 	Hostnames Hostnames
@@ -428,6 +431,11 @@ func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, erro
 		"Resources": resources,
 		"Hostnames": hostnamesData(in.Hostnames, cp),
 	}
+	sets := make([]any, len(in.ListenerSets))
+	for i, ls := range in.ListenerSets {
+		sets[i] = deepCopyWith(ls, cp)
+	}
+	x.data["ListenerSets"] = sets
 	if in.HTTPRoute != nil {
 		x.data["HTTPRoute"] = deepCopyWith(in.HTTPRoute, cp)
 	}
