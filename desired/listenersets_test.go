@@ -252,3 +252,25 @@ func TestListenerSetRoutes(t *testing.T) {
 		t.Errorf("ListenerSet listeners have %d and %d routes, want 2 and 1", n1, n2)
 	}
 }
+
+// TestListenerKindsOnOtherProtocols: a listener of a protocol HTTPRoutes do not use, whose
+// allowedRoutes.kinds names route kinds, has kinds that cannot attach (InvalidRouteKinds),
+// on a Gateway and on a ListenerSet alike.
+func TestListenerKindsOnOtherProtocols(t *testing.T) {
+	tls := listener("tls", gwv1.TLSProtocolType, 443, "tls.example.com")
+	tls.AllowedRoutes = &gwv1.AllowedRoutes{Kinds: []gwv1.RouteGroupKind{{Kind: "HTTPRoute"}}}
+	plain := listener("tcp", gwv1.TCPProtocolType, 9000, "")
+	gw := allowListeners(gateway("web", tls, plain), gwv1.NamespacesFromSame, nil)
+	lsTLS := tls
+	lsTLS.Port = 8443
+	ls := listenerSet(ns, "tenant", "web", 0, listener("other", gwv1.HTTPProtocolType, 80, ""), lsTLS)
+	listeners, _, sets := desired.Attach(&desired.Input{Gateway: gw, ListenerSets: []*gwv1.ListenerSet{ls}}, nil)
+	for _, l := range []desired.Listener{listeners[0], sets[0].Listeners[1]} {
+		if !strings.Contains(l.Invalid, "HTTPRoute are not supported on a TLS listener") || len(l.SupportedKinds) != 0 {
+			t.Errorf("listener %s: Invalid %q, kinds %v", l.Name, l.Invalid, l.SupportedKinds)
+		}
+	}
+	if listeners[1].Invalid != "" {
+		t.Errorf("a TCP listener that names no kinds: Invalid %q", listeners[1].Invalid)
+	}
+}

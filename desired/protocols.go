@@ -48,6 +48,5 @@ func acceptSpecProtocols(specs []gwv1.Listener, bp *v1alpha1.GatewayClassBluepri
 		listeners[i].Unsupported = fmt.Sprintf("protocol %s is not supported: %s serves %s", l.Protocol, who, strings.Join(names, ", "))
 		listeners[i].SupportedKinds = []gwv1.RouteGroupKind{}
 		listeners[i].AttachedRoutes = 0
-		listeners[i].Invalid = ""
 	}
 }

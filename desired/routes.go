@@ -166,6 +166,13 @@ func attachTo(p *parent, r *gwv1.HTTPRoute, pr gwv1.ParentReference, nsLabels ma
 func listenerKinds(l gwv1.Listener) Listener {
 	out := Listener{Name: l.Name, SupportedKinds: []gwv1.RouteGroupKind{}}
 	if l.Protocol != gwv1.HTTPProtocolType && l.Protocol != gwv1.HTTPSProtocolType {
+		if l.AllowedRoutes != nil && len(l.AllowedRoutes.Kinds) > 0 {
+			kinds := make([]string, len(l.AllowedRoutes.Kinds))
+			for i, k := range l.AllowedRoutes.Kinds {
+				kinds[i] = string(k.Kind)
+			}
+			out.Invalid = fmt.Sprintf("route kinds %s are not supported on a %s listener; Gantry attaches HTTPRoutes to HTTP and HTTPS listeners", strings.Join(kinds, ", "), l.Protocol)
+		}
 		return out
 	}
 	if l.AllowedRoutes == nil || len(l.AllowedRoutes.Kinds) == 0 {
