@@ -169,3 +169,34 @@ func TestListenerSets(t *testing.T) {
 		t.Errorf("ListenerSet status rewritten with nothing changed: %+v", ls.Status)
 	}
 }
+
+// TestListenerSetParentNotAccepted: a ListenerSet of a Gateway that is not accepted (its
+// class names a blueprint that does not exist) says so, and counts as not attached.
+func TestListenerSetParentNotAccepted(t *testing.T) {
+	ctx := t.Context()
+	ns := namespace(t, nil)
+	class := "class-" + ns
+	create(t, gantryClass(class, "missing-"+ns))
+	gw := gateway(ns, "web", class)
+	gw.Spec.AllowedListeners = &gwv1.AllowedListeners{Namespaces: &gwv1.ListenerNamespaces{From: ptr(gwv1.NamespacesFromSame)}}
+	ls := newListenerSet(ns, "shop", ns, "web", httpEntry("shop", "shop.example.com", gwv1.NamespacesFromSame))
+	create(t, gw, ls)
+	eventually(t, "the ListenerSet of a Gateway that is not accepted", func() error {
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(ls), ls); err != nil {
+			return err
+		}
+		for _, typ := range []string{"Accepted", "Programmed"} {
+			if err := listenerSetCondition(ls, typ, metav1.ConditionFalse, "ParentNotAccepted", "Gateway "+ns+"/web is not accepted: InvalidParameters"); err != nil {
+				return err
+			}
+		}
+		g := &gwv1.Gateway{}
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(gw), g); err != nil {
+			return err
+		}
+		if g.Status.AttachedListenerSets == nil || *g.Status.AttachedListenerSets != 0 {
+			return fmt.Errorf("Gateway attachedListenerSets = %v, want 0", g.Status.AttachedListenerSets)
+		}
+		return nil
+	})
+}
