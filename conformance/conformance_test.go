@@ -51,8 +51,9 @@ var (
 
 const className = "gantry-conformance"
 
-// coreTests run in `make test`: the core Gateway and HTTPRoute status tests (none sends
-// traffic), so that a regression fails CI. `make conformance` runs everything.
+// coreTests run in `make test`: the core Gateway and HTTPRoute status tests and the
+// ListenerSet ones (none sends traffic), so that a regression fails CI. `make conformance`
+// runs everything.
 var coreTests = []string{
 	"GatewayClassObservedGenerationBump",
 	"GatewayInfrastructureMetadata",
@@ -75,6 +76,14 @@ var coreTests = []string{
 	"HTTPRouteInvalidReferenceGrant",
 	"HTTPRouteObservedGenerationBump",
 	"HTTPRoutePartiallyInvalidViaInvalidReferenceGrant",
+	"ListenerSetAllowedNamespaceNone",
+	"ListenerSetAllowedNamespaceSame",
+	"ListenerSetAllowedNamespaceSelector",
+	"ListenerSetDefaultNotAllowed",
+	"ListenerSetHostnameConflict",
+	"ListenerSetProtocolConflict",
+	"ListenerSetReferenceGrant",
+	"ListenerSetRouteStatusScopedToParentRef",
 }
 
 // skipByName are tests that cannot run here at all, each with the reason the report gives.

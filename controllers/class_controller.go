@@ -168,10 +168,10 @@ func (r *GatewayClassReconciler) blueprintStatus(ctx context.Context, bp *v1alph
 }
 
 // SupportedFeatures are the Gateway API features Gantry implements itself, whatever the
-// blueprint: the core of the GATEWAY-HTTP conformance profile, and GEP-1867's
-// spec.infrastructure (labels, annotations, parametersRef). What traffic a Gateway serves is
+// blueprint: the core of the GATEWAY-HTTP conformance profile, GEP-1867's
+// spec.infrastructure (labels, annotations, parametersRef) and GEP-1713's ListenerSets. What traffic a Gateway serves is
 // its blueprint's; Gantry claims no extended data-plane feature for it.
-var SupportedFeatures = []gwv1.FeatureName{"Gateway", "GatewayInfrastructure", "HTTPRoute", "ReferenceGrant"}
+var SupportedFeatures = []gwv1.FeatureName{"Gateway", "GatewayInfrastructure", "HTTPRoute", "ListenerSet", "ReferenceGrant"}
 
 // supportedFeatures is status.supportedFeatures, sorted as the API asks.
 func supportedFeatures() []gwv1.SupportedFeature {

@@ -100,7 +100,7 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 	if err != nil {
 		r.board.attempted(req.NamespacedName)
 		r.notifyPolicies(ctx, g.in)
-		return ctrl.Result{}, r.failed(ctx, gw, err)
+		return ctrl.Result{}, r.failed(ctx, gw, g.in, err)
 	}
 	results := []*precedence.Result{res.Values}
 	for _, rt := range res.Routes {
@@ -137,9 +137,9 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 		var c conflicts
 		if errors.As(err, &c) {
 			// The object in the way is not Gantry's, so no watch reports when it goes: look again.
-			return ctrl.Result{RequeueAfter: conflictRecheck}, r.writeStatus(ctx, gw, res, statusError{reason: ReasonObjectExists, err: err})
+			return ctrl.Result{RequeueAfter: conflictRecheck}, r.writeStatus(ctx, gw, g.in, res, statusError{reason: ReasonObjectExists, err: err})
 		}
-		if serr := r.writeStatus(ctx, gw, res, statusError{reason: ReasonApplyFailed, err: err}); serr != nil {
+		if serr := r.writeStatus(ctx, gw, g.in, res, statusError{reason: ReasonApplyFailed, err: err}); serr != nil {
 			log.FromContext(ctx).Error(serr, "write status after a failed apply")
 		}
 		return ctrl.Result{}, err
@@ -167,7 +167,7 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 			result.RequeueAfter = conflictRecheck
 		}
 	}
-	return result, r.writeStatus(ctx, gw, res, statusError{})
+	return result, r.writeStatus(ctx, gw, g.in, res, statusError{})
 }
 
 // keepTemplates names the templates whose earlier objects stay although this render did not apply
@@ -254,14 +254,14 @@ func templateKey(field string) string {
 
 // failed records a Gateway whose desired state cannot be computed. Nothing is applied or
 // pruned: what was there stays until the input is fixed.
-func (r *GatewayReconciler) failed(ctx context.Context, gw *gwv1.Gateway, err error) error {
+func (r *GatewayReconciler) failed(ctx context.Context, gw *gwv1.Gateway, in *desired.Input, err error) error {
 	reason := desired.ReasonRenderFailed
 	var de *desired.Error
 	if errors.As(err, &de) {
 		reason = de.Reason
 	}
 	rendersTotal.WithLabelValues("error").Inc()
-	return r.writeStatus(ctx, gw, nil, statusError{reason: reason, err: err})
+	return r.writeStatus(ctx, gw, in, nil, statusError{reason: reason, err: err})
 }
 
 // removeAll deletes every object a Gateway rendered (when it is deleted or leaves Gantry).

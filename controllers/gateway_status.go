@@ -47,7 +47,7 @@ type statusError struct {
 
 // nextStatus is the Gateway with the status a reconcile with this outcome writes, and its
 // Programmed condition.
-func nextStatus(gw *gwv1.Gateway, res *desired.Result, se statusError) (*gwv1.Gateway, metav1.Condition) {
+func nextStatus(gw *gwv1.Gateway, res *desired.Result, sets []desired.ListenerSet, se statusError) (*gwv1.Gateway, metav1.Condition) {
 	next := gw.DeepCopy()
 	st := &next.Status
 	gen := gw.Generation
@@ -70,6 +70,16 @@ func nextStatus(gw *gwv1.Gateway, res *desired.Result, se statusError) (*gwv1.Ga
 	}
 	meta.SetStatusCondition(&st.Conditions, accepted)
 	meta.SetStatusCondition(&st.Conditions, programmed)
+	st.AttachedListenerSets = nil
+	if gw.Spec.AllowedListeners != nil || len(sets) > 0 {
+		var n int32
+		for _, ls := range sets {
+			if ls.Accepted() && accepted.Status == metav1.ConditionTrue {
+				n++
+			}
+		}
+		st.AttachedListenerSets = &n
+	}
 	if res != nil {
 		st.Addresses = res.Addresses
 		st.Listeners = listenerStatus(gw, res, programmed)
@@ -80,15 +90,22 @@ func nextStatus(gw *gwv1.Gateway, res *desired.Result, se statusError) (*gwv1.Ga
 
 // writeStatus sets the Gateway's status from a desired result (nil when it could not be
 // computed) and writes it only when it changed.
-func (r *GatewayReconciler) writeStatus(ctx context.Context, gw *gwv1.Gateway, res *desired.Result, se statusError) error {
-	next, programmed := nextStatus(gw, res, se)
+func (r *GatewayReconciler) writeStatus(ctx context.Context, gw *gwv1.Gateway, in *desired.Input, res *desired.Result, se statusError) error {
+	var sets []desired.ListenerSet
+	switch {
+	case res != nil:
+		sets = res.ListenerSets
+	case in != nil:
+		sets = desired.ListenerSets(in)
+	}
+	next, programmed := nextStatus(gw, res, sets, se)
 	if prev := meta.FindStatusCondition(gw.Status.Conditions, programmed.Type); programmed.Status == metav1.ConditionFalse && programmed.Reason != string(gwv1.GatewayReasonPending) &&
 		(prev == nil || prev.Reason != programmed.Reason || prev.Message != programmed.Message) {
 		errorsTotal.WithLabelValues(programmed.Reason).Inc()
 		r.event(gw, corev1.EventTypeWarning, programmed.Reason, "Reconcile", "%s", programmed.Message)
 	}
 	if equality.Semantic.DeepEqual(gw.Status, next.Status) {
-		return nil
+		return r.writeListenerSets(ctx, next, in, sets)
 	}
 	if err := r.statusWrites.patch(ctx, r.Client, gw, next); err != nil {
 		if apierrors.IsInvalid(err) && res != nil && !equality.Semantic.DeepEqual(gw.Status.Addresses, res.Addresses) {
@@ -96,12 +113,13 @@ func (r *GatewayReconciler) writeStatus(ctx context.Context, gw *gwv1.Gateway, r
 			// must not keep the rest from being written: say why, keep the addresses there were.
 			kept := *res
 			kept.Addresses = gw.Status.Addresses
-			return r.writeStatus(ctx, gw, &kept, statusError{reason: desired.ReasonRenderFailed,
+			return r.writeStatus(ctx, gw, in, &kept, statusError{reason: desired.ReasonRenderFailed,
 				err: fmt.Errorf("gatewayTemplate.status.template: the API server refused the addresses it rendered: %w", err)})
 		}
 		return fmt.Errorf("write status of Gateway %s/%s: %w", gw.Namespace, gw.Name, err)
 	}
-	return nil
+	// The ListenerSets' status follows the Gateway's.
+	return r.writeListenerSets(ctx, next, in, sets)
 }
 
 func isDesiredError(err error) bool {
@@ -134,43 +152,59 @@ func pendingSummary(res *desired.Result) string {
 func listenerStatus(gw *gwv1.Gateway, res *desired.Result, programmed metav1.Condition) []gwv1.ListenerStatus {
 	out := make([]gwv1.ListenerStatus, 0, len(res.Listeners))
 	for _, l := range res.Listeners {
-		prev := findListener(gw.Status.Listeners, l.Name)
 		ls := gwv1.ListenerStatus{Name: l.Name, SupportedKinds: l.SupportedKinds, AttachedRoutes: l.AttachedRoutes}
-		if prev != nil {
-			// A copy: SetStatusCondition changes conditions in place, and gw.Status must stay
-			// what is live to tell whether anything changed.
-			ls.Conditions = slices.Clone(prev.Conditions)
+		var prev []metav1.Condition
+		if p := findListener(gw.Status.Listeners, l.Name); p != nil {
+			prev = p.Conditions
 		}
-		gen := gw.Generation
-		la := metav1.Condition{Type: string(gwv1.ListenerConditionAccepted), Status: metav1.ConditionTrue, Reason: string(gwv1.ListenerReasonAccepted), ObservedGeneration: gen}
-		if l.Unsupported != "" {
-			la.Status, la.Reason, la.Message = metav1.ConditionFalse, string(gwv1.ListenerReasonUnsupportedProtocol), l.Unsupported
-		}
-		meta.SetStatusCondition(&ls.Conditions, la)
-		resolved := metav1.Condition{Type: string(gwv1.ListenerConditionResolvedRefs), Status: metav1.ConditionTrue, Reason: string(gwv1.ListenerReasonResolvedRefs), ObservedGeneration: gen}
-		switch {
-		case l.RefReason != "":
-			resolved.Status, resolved.Reason, resolved.Message = metav1.ConditionFalse, string(l.RefReason), l.RefMessage
-		case l.Invalid != "":
-			resolved.Status, resolved.Reason, resolved.Message = metav1.ConditionFalse, string(gwv1.ListenerReasonInvalidRouteKinds), l.Invalid
-		}
-		meta.SetStatusCondition(&ls.Conditions, resolved)
-		meta.SetStatusCondition(&ls.Conditions, metav1.Condition{Type: string(gwv1.ListenerConditionConflicted), Status: metav1.ConditionFalse, Reason: string(gwv1.ListenerReasonNoConflicts), ObservedGeneration: gen})
-		lp := programmed
-		lp.Type, lp.ObservedGeneration = string(gwv1.ListenerConditionProgrammed), gen
-		switch {
-		case l.Unsupported != "":
-			lp.Status, lp.Reason, lp.Message = metav1.ConditionFalse, string(gwv1.ListenerReasonInvalid), "the listener is not accepted (see Accepted)"
-		case l.RefReason != "":
-			// Without its certificate a listener cannot serve, whatever was applied.
-			lp.Status, lp.Reason, lp.Message = metav1.ConditionFalse, string(gwv1.ListenerReasonInvalid), "the listener's certificateRefs do not resolve (see ResolvedRefs)"
-		case lp.Status == metav1.ConditionTrue:
-			lp.Reason, lp.Message = string(gwv1.ListenerReasonProgrammed), ""
-		}
-		meta.SetStatusCondition(&ls.Conditions, lp)
+		ls.Conditions = listenerConditions(prev, l, gw.Generation, programmed)
 		out = append(out, ls)
 	}
 	return out
+}
+
+// listenerConditions are the conditions of a listener of a Gateway or a ListenerSet (of
+// generation gen) whose parent has the Programmed condition programmed; prev are its current ones.
+func listenerConditions(prev []metav1.Condition, l desired.Listener, gen int64, programmed metav1.Condition) []metav1.Condition {
+	// A copy: SetStatusCondition changes conditions in place, and the object's status must stay
+	// what is live to tell whether anything changed.
+	conds := slices.Clone(prev)
+	la := metav1.Condition{Type: string(gwv1.ListenerConditionAccepted), Status: metav1.ConditionTrue, Reason: string(gwv1.ListenerReasonAccepted), ObservedGeneration: gen}
+	switch {
+	case l.Conflict != "":
+		la.Status, la.Reason, la.Message = metav1.ConditionFalse, string(l.Conflict), l.ConflictMessage
+	case l.Unsupported != "":
+		la.Status, la.Reason, la.Message = metav1.ConditionFalse, string(gwv1.ListenerReasonUnsupportedProtocol), l.Unsupported
+	}
+	meta.SetStatusCondition(&conds, la)
+	resolved := metav1.Condition{Type: string(gwv1.ListenerConditionResolvedRefs), Status: metav1.ConditionTrue, Reason: string(gwv1.ListenerReasonResolvedRefs), ObservedGeneration: gen}
+	switch {
+	case l.RefReason != "":
+		resolved.Status, resolved.Reason, resolved.Message = metav1.ConditionFalse, string(l.RefReason), l.RefMessage
+	case l.Invalid != "":
+		resolved.Status, resolved.Reason, resolved.Message = metav1.ConditionFalse, string(gwv1.ListenerReasonInvalidRouteKinds), l.Invalid
+	}
+	meta.SetStatusCondition(&conds, resolved)
+	conflicted := metav1.Condition{Type: string(gwv1.ListenerConditionConflicted), Status: metav1.ConditionFalse, Reason: string(gwv1.ListenerReasonNoConflicts), ObservedGeneration: gen}
+	if l.Conflict != "" {
+		conflicted.Status, conflicted.Reason, conflicted.Message = metav1.ConditionTrue, string(l.Conflict), l.ConflictMessage
+	}
+	meta.SetStatusCondition(&conds, conflicted)
+	lp := programmed
+	lp.Type, lp.ObservedGeneration = string(gwv1.ListenerConditionProgrammed), gen
+	switch {
+	case l.Conflict != "":
+		lp.Status, lp.Reason, lp.Message = metav1.ConditionFalse, string(l.Conflict), "the listener is not accepted (see Conflicted)"
+	case l.Unsupported != "":
+		lp.Status, lp.Reason, lp.Message = metav1.ConditionFalse, string(gwv1.ListenerReasonInvalid), "the listener is not accepted (see Accepted)"
+	case l.RefReason != "":
+		// Without its certificate a listener cannot serve, whatever was applied.
+		lp.Status, lp.Reason, lp.Message = metav1.ConditionFalse, string(gwv1.ListenerReasonInvalid), "the listener's certificateRefs do not resolve (see ResolvedRefs)"
+	case lp.Status == metav1.ConditionTrue:
+		lp.Reason, lp.Message = string(gwv1.ListenerReasonProgrammed), ""
+	}
+	meta.SetStatusCondition(&conds, lp)
+	return conds
 }
 
 // listenersNotValid turns the Gateway's Accepted condition into ListenersNotValid when a

@@ -72,12 +72,14 @@ func (r *GatewayReconciler) gather(ctx context.Context, gw *gwv1.Gateway) (*gath
 	}
 	g.in.GatewayClassConfigs, g.in.GatewayConfigs = policies.gccs, policies.gcs
 
-	routes := &gwv1.HTTPRouteList{}
-	if err := r.Client.List(ctx, routes, client.MatchingFields{indexParent: ownerKey(key)}); err != nil {
+	if err := gatherListenerSets(ctx, r.Client, gw, g.in); err != nil {
 		return nil, err
 	}
-	for i := range routes.Items {
-		route := &routes.Items[i]
+	routes, err := gatewayRoutes(ctx, r.Client, key, g.in.ListenerSets)
+	if err != nil {
+		return nil, err
+	}
+	for _, route := range routes {
 		g.in.Routes = append(g.in.Routes, route)
 		if g.in.Blueprint != nil && g.in.Blueprint.Spec.HTTPRouteTemplate != nil {
 			// The route chain: GatewayConfigs for the route's namespace and for the route.
@@ -97,7 +99,7 @@ func (r *GatewayReconciler) gather(ctx context.Context, gw *gwv1.Gateway) (*gath
 			return nil, err
 		}
 	}
-	if err := r.gatherRefs(ctx, gw, g.in); err != nil {
+	if err := gatherRefs(ctx, r.Client, gw, g.in); err != nil {
 		return nil, err
 	}
 	if g.in.Blueprint != nil && g.in.Blueprint.Spec.HTTPRouteTemplate != nil {
@@ -105,15 +107,8 @@ func (r *GatewayReconciler) gather(ctx context.Context, gw *gwv1.Gateway) (*gath
 			return nil, err
 		}
 	}
-	if needsNamespaceLabels(gw) {
-		g.in.NamespaceLabels = map[string]map[string]string{}
-		nss := &corev1.NamespaceList{}
-		if err := r.Client.List(ctx, nss); err != nil {
-			return nil, err
-		}
-		for _, ns := range nss.Items {
-			g.in.NamespaceLabels[ns.Name] = ns.Labels
-		}
+	if err := gatherNamespaceLabels(ctx, r.Client, gw, g.in); err != nil {
+		return nil, err
 	}
 
 	g.in.Live = map[string][]map[string]any{}
@@ -222,17 +217,94 @@ func needsNamespaceLabels(gw *gwv1.Gateway) bool {
 	return false
 }
 
-// gatherRefs reads the TLS Secrets the listeners name and the ReferenceGrants of the other
-// namespaces they name. The cache holds only Secrets of type kubernetes.io/tls (NewManager), so
-// a Secret of another type reads as missing.
-func (r *GatewayReconciler) gatherRefs(ctx context.Context, gw *gwv1.Gateway, in *desired.Input) error {
+// gatherListenerSets reads the ListenerSets that name gw as their parent.
+func gatherListenerSets(ctx context.Context, c client.Reader, gw *gwv1.Gateway, in *desired.Input) error {
+	l := &gwv1.ListenerSetList{}
+	if err := c.List(ctx, l, client.MatchingFields{indexGateway: client.ObjectKeyFromObject(gw).String()}); err != nil {
+		return fmt.Errorf("list ListenerSets of Gateway %s/%s: %w", gw.Namespace, gw.Name, err)
+	}
+	in.ListenerSets = nil
+	for i := range l.Items {
+		in.ListenerSets = append(in.ListenerSets, &l.Items[i])
+	}
+	return nil
+}
+
+// gatewayRoutes lists, once each, the HTTPRoutes that name the Gateway or one of its
+// ListenerSets as a parent.
+func gatewayRoutes(ctx context.Context, c client.Reader, key types.NamespacedName, sets []*gwv1.ListenerSet) ([]*gwv1.HTTPRoute, error) {
+	var out []*gwv1.HTTPRoute
+	seen := map[types.NamespacedName]bool{}
+	add := func(field, value string) error {
+		l := &gwv1.HTTPRouteList{}
+		if err := c.List(ctx, l, client.MatchingFields{field: value}); err != nil {
+			return err
+		}
+		for i := range l.Items {
+			r := &l.Items[i]
+			if k := client.ObjectKeyFromObject(r); !seen[k] {
+				seen[k] = true
+				out = append(out, r)
+			}
+		}
+		return nil
+	}
+	if err := add(indexParent, ownerKey(key)); err != nil {
+		return nil, err
+	}
+	for _, ls := range sets {
+		if err := add(indexListenerSetParent, client.ObjectKeyFromObject(ls).String()); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// gatherNamespaceLabels reads the labels of every namespace when a listener or the Gateway's
+// allowedListeners selects namespaces by label.
+func gatherNamespaceLabels(ctx context.Context, c client.Reader, gw *gwv1.Gateway, in *desired.Input) error {
+	if !needsNamespaceLabels(gw) && !desired.ListenerSetsNeedNamespaceLabels(gw, in.ListenerSets) {
+		return nil
+	}
+	in.NamespaceLabels = map[string]map[string]string{}
+	nss := &corev1.NamespaceList{}
+	if err := c.List(ctx, nss); err != nil {
+		return err
+	}
+	for _, ns := range nss.Items {
+		in.NamespaceLabels[ns.Name] = ns.Labels
+	}
+	return nil
+}
+
+// gatherRefs reads the TLS Secrets the listeners of the Gateway and of its ListenerSets name,
+// and the ReferenceGrants of the other namespaces they name. The cache holds only Secrets of
+// type kubernetes.io/tls (NewManager), so a Secret of another type reads as missing.
+func gatherRefs(ctx context.Context, c client.Reader, gw *gwv1.Gateway, in *desired.Input) error {
 	grantNS := map[string]bool{}
+	type ref struct {
+		from string
+		key  types.NamespacedName
+	}
+	var refs []ref
 	for _, key := range desired.CertificateRefKeys(gw) {
-		if key.Namespace != gw.Namespace {
+		refs = append(refs, ref{gw.Namespace, key})
+	}
+	for _, ls := range in.ListenerSets {
+		for _, key := range desired.ListenerSetCertificateRefKeys(ls) {
+			refs = append(refs, ref{ls.Namespace, key})
+		}
+	}
+	for _, rf := range refs {
+		key := rf.key
+		if key.Namespace != rf.from {
 			grantNS[key.Namespace] = true
 		}
+		if in.Secrets[key] != nil {
+			continue
+		}
 		s := &corev1.Secret{}
-		if err := r.Client.Get(ctx, key, s); err != nil {
+		if err := c.Get(ctx, key, s); err != nil {
 			if apierrors.IsNotFound(err) {
 				continue
 			}
@@ -243,7 +315,7 @@ func (r *GatewayReconciler) gatherRefs(ctx context.Context, gw *gwv1.Gateway, in
 		}
 		in.Secrets[key] = s
 	}
-	grants, err := referenceGrants(ctx, r.Client, grantNS)
+	grants, err := referenceGrants(ctx, c, grantNS)
 	in.ReferenceGrants = grants
 	return err
 }

@@ -27,6 +27,11 @@ const (
 	indexParameters = "gantry.parameters"
 	// indexBackend on HTTPRoutes: "<namespace>/<name>" of every Service a backendRef names.
 	indexBackend = "gantry.backend"
+	// indexListenerSetParent on HTTPRoutes: "<namespace>/<name>" of every parent ListenerSet.
+	indexListenerSetParent = "gantry.listenerset-parent"
+	// indexGateway on ListenerSets: "<namespace>/<name>" of the parent Gateway. ListenerSets
+	// also have indexCertificate.
+	indexGateway = "gantry.gateway"
 )
 
 func targetKey(kind, name string) string { return kind + "/" + name }
@@ -81,6 +86,32 @@ func setupIndexes(ctx context.Context, idx client.FieldIndexer) error {
 	if err := idx.IndexField(ctx, &gwv1.HTTPRoute{}, indexBackend, func(o client.Object) []string {
 		var out []string
 		for _, k := range desired.BackendServiceKeys(o.(*gwv1.HTTPRoute)) {
+			out = append(out, k.String())
+		}
+		return out
+	}); err != nil {
+		return err
+	}
+	if err := idx.IndexField(ctx, &gwv1.HTTPRoute{}, indexListenerSetParent, func(o client.Object) []string {
+		r := o.(*gwv1.HTTPRoute)
+		var out []string
+		for _, pr := range r.Spec.ParentRefs {
+			if key, ok := desired.ListenerSetRef(pr, r.Namespace); ok {
+				out = append(out, key.String())
+			}
+		}
+		return out
+	}); err != nil {
+		return err
+	}
+	if err := idx.IndexField(ctx, &gwv1.ListenerSet{}, indexGateway, func(o client.Object) []string {
+		return []string{desired.ParentGateway(o.(*gwv1.ListenerSet)).String()}
+	}); err != nil {
+		return err
+	}
+	if err := idx.IndexField(ctx, &gwv1.ListenerSet{}, indexCertificate, func(o client.Object) []string {
+		var out []string
+		for _, k := range desired.ListenerSetCertificateRefKeys(o.(*gwv1.ListenerSet)) {
 			out = append(out, k.String())
 		}
 		return out

@@ -45,7 +45,11 @@ func GatewayStatus(gw *gwv1.Gateway, res *desired.Result, err error) gwv1.Gatewa
 		}
 		res = nil
 	}
-	next, _ := nextStatus(gw, res, se)
+	var sets []desired.ListenerSet
+	if res != nil {
+		sets = res.ListenerSets
+	}
+	next, _ := nextStatus(gw, res, sets, se)
 	return next.Status
 }
 

@@ -53,23 +53,17 @@ func (r *HTTPRouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{}, err
 	}
 	for _, pr := range route.Spec.ParentRefs {
-		gw, err := r.gantryGateway(ctx, route, pr)
+		in, err := r.parentInput(ctx, route, pr)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
-		if gw == nil {
+		if in == nil {
 			continue
 		}
-		var nsLabels map[string]map[string]string
-		if needsNamespaceLabels(gw) {
-			ns := &corev1.Namespace{}
-			if err := r.Client.Get(ctx, client.ObjectKey{Name: route.Namespace}, ns); err == nil {
-				nsLabels = map[string]map[string]string{ns.Name: ns.Labels}
-			}
-		}
+		gw := in.Gateway
 		single := route.DeepCopy()
 		single.Spec.ParentRefs = []gwv1.ParentReference{pr}
-		_, results := desired.Attach(gw, []*gwv1.HTTPRoute{single}, nsLabels)
+		_, results, _ := desired.Attach(in, []*gwv1.HTTPRoute{single})
 		ps := gwv1.RouteParentStatus{ParentRef: pr, ControllerName: v1alpha1.ControllerName}
 		if prev := findParent(route.Status.Parents, pr); prev != nil {
 			// A copy: SetStatusCondition changes conditions in place, and route.Status must stay
@@ -131,27 +125,77 @@ func (r *HTTPRouteReconciler) backendsResolved(ctx context.Context, route *gwv1.
 	return c, nil
 }
 
-// gantryGateway returns the Gateway a parentRef names when it is of a Gantry class.
-func (r *HTTPRouteReconciler) gantryGateway(ctx context.Context, route *gwv1.HTTPRoute, pr gwv1.ParentReference) (*gwv1.Gateway, error) {
-	if pr.Group != nil && *pr.Group != gwv1.GroupName || pr.Kind != nil && *pr.Kind != "Gateway" {
+// parentInput gathers what deciding a route's attachment through one parentRef reads: the
+// Gateway it names, or for a ListenerSet the ListenerSet's parent Gateway with its
+// ListenerSets and what they read. It is nil when the parent does not exist or is not of a
+// Gantry class.
+func (r *HTTPRouteReconciler) parentInput(ctx context.Context, route *gwv1.HTTPRoute, pr gwv1.ParentReference) (*desired.Input, error) {
+	key, isSet := desired.ListenerSetRef(pr, route.Namespace)
+	if !isSet {
+		if pr.Group != nil && *pr.Group != gwv1.GroupName || pr.Kind != nil && *pr.Kind != "Gateway" {
+			return nil, nil
+		}
+		key = types.NamespacedName{Namespace: route.Namespace, Name: string(pr.Name)}
+		if pr.Namespace != nil {
+			key.Namespace = string(*pr.Namespace)
+		}
+		gw, _, err := r.gantryGateway(ctx, key)
+		if err != nil || gw == nil {
+			return nil, err
+		}
+		in := &desired.Input{Gateway: gw}
+		if needsNamespaceLabels(gw) {
+			ns := &corev1.Namespace{}
+			if err := r.Client.Get(ctx, client.ObjectKey{Name: route.Namespace}, ns); err == nil {
+				in.NamespaceLabels = map[string]map[string]string{ns.Name: ns.Labels}
+			}
+		}
+		return in, nil
+	}
+	ls := &gwv1.ListenerSet{}
+	if err := r.Client.Get(ctx, key, ls); err != nil {
+		return nil, client.IgnoreNotFound(err)
+	}
+	if ref := ls.Spec.ParentRef; ref.Group != nil && *ref.Group != gwv1.GroupName || ref.Kind != nil && *ref.Kind != "Gateway" {
 		return nil, nil
 	}
-	ns := route.Namespace
-	if pr.Namespace != nil {
-		ns = string(*pr.Namespace)
+	gw, class, err := r.gantryGateway(ctx, desired.ParentGateway(ls))
+	if err != nil || gw == nil {
+		return nil, err
 	}
+	in := &desired.Input{Gateway: gw, Class: class}
+	if name, err := desired.BlueprintName(class); err == nil {
+		bp := &v1alpha1.GatewayClassBlueprint{}
+		switch err := r.Client.Get(ctx, client.ObjectKey{Name: name}, bp); {
+		case err == nil:
+			in.Blueprint = bp
+		case !apierrors.IsNotFound(err):
+			return nil, err
+		}
+	}
+	if err := gatherListenerSets(ctx, r.Client, gw, in); err != nil {
+		return nil, err
+	}
+	if err := gatherRefs(ctx, r.Client, gw, in); err != nil {
+		return nil, err
+	}
+	return in, gatherNamespaceLabels(ctx, r.Client, gw, in)
+}
+
+// gantryGateway returns a Gateway and its class when the class is Gantry's.
+func (r *HTTPRouteReconciler) gantryGateway(ctx context.Context, key types.NamespacedName) (*gwv1.Gateway, *gwv1.GatewayClass, error) {
 	gw := &gwv1.Gateway{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: string(pr.Name)}, gw); err != nil {
-		return nil, client.IgnoreNotFound(err)
+	if err := r.Client.Get(ctx, key, gw); err != nil {
+		return nil, nil, client.IgnoreNotFound(err)
 	}
 	class := &gwv1.GatewayClass{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: string(gw.Spec.GatewayClassName)}, class); err != nil {
-		return nil, client.IgnoreNotFound(err)
+		return nil, nil, client.IgnoreNotFound(err)
 	}
 	if class.Spec.ControllerName != v1alpha1.ControllerName {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return gw, nil
+	return gw, class, nil
 }
 
 func findParent(ps []gwv1.RouteParentStatus, pr gwv1.ParentReference) *gwv1.RouteParentStatus {

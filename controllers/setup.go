@@ -106,6 +106,8 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		// Routes' backends, which route templates see in .Backends: a Service appearing or
 		// going (its metadata is enough).
 		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(m.serviceGateways), builder.OnlyMetadata, builder.WithPredicates(createOrDelete)).
+		// A ListenerSet's listeners are its parent Gateway's; its status is the Gateway's to write.
+		Watches(&gwv1.ListenerSet{}, handler.EnqueueRequestsFromMapFunc(listenerSetGateway), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controllerOptions(opts.GatewayConcurrency)).
 		Build(gr)
 	if err != nil {
@@ -144,6 +146,9 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		// Backends: whether a Service exists (its metadata is enough) and may be referred to.
 		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(m.serviceRoutes), builder.OnlyMetadata, builder.WithPredicates(createOrDelete)).
 		Watches(&gwv1beta1.ReferenceGrant{}, handler.EnqueueRequestsFromMapFunc(m.grantRoutes), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// Every change, status too: the Gateway reconciler writes there whether the ListenerSet
+		// and each of its listeners is accepted, which a route's parent status through it follows.
+		Watches(&gwv1.ListenerSet{}, handler.EnqueueRequestsFromMapFunc(m.listenerSetRoutes)).
 		Complete(&HTTPRouteReconciler{Client: mgr.GetClient(), board: routes}); err != nil {
 		return err
 	}
@@ -337,8 +342,43 @@ func parentRequests(r *gwv1.HTTPRoute) []reconcile.Request {
 	return out
 }
 
-func (m *mapper) routeGateways(_ context.Context, o client.Object) []reconcile.Request {
-	return parentRequests(o.(*gwv1.HTTPRoute))
+func (m *mapper) routeGateways(ctx context.Context, o client.Object) []reconcile.Request {
+	r := o.(*gwv1.HTTPRoute)
+	out := parentRequests(r)
+	for _, pr := range r.Spec.ParentRefs {
+		key, ok := desired.ListenerSetRef(pr, r.Namespace)
+		if !ok {
+			continue
+		}
+		ls := &gwv1.ListenerSet{}
+		if err := m.c.Get(ctx, key, ls); err == nil {
+			out = append(out, listenerSetGateway(ctx, ls)...)
+		}
+	}
+	return out
+}
+
+// listenerSetGateway maps a ListenerSet to its parent Gateway.
+func listenerSetGateway(_ context.Context, o client.Object) []reconcile.Request {
+	return requests(desired.ParentGateway(o.(*gwv1.ListenerSet)))
+}
+
+// listenerSetGateways maps to the parent Gateways of the ListenerSets the options select.
+func (m *mapper) listenerSetGateways(ctx context.Context, opts ...client.ListOption) []reconcile.Request {
+	l := &gwv1.ListenerSetList{}
+	if err := m.c.List(ctx, l, append(opts, client.UnsafeDisableDeepCopy)...); err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range l.Items {
+		out = append(out, listenerSetGateway(ctx, &l.Items[i])...)
+	}
+	return out
+}
+
+// listenerSetRoutes maps a ListenerSet to the routes that name it as a parent.
+func (m *mapper) listenerSetRoutes(ctx context.Context, o client.Object) []reconcile.Request {
+	return m.routes(ctx, client.MatchingFields{indexListenerSetParent: client.ObjectKeyFromObject(o).String()})
 }
 
 func (m *mapper) gatewayRoutes(ctx context.Context, o client.Object) []reconcile.Request {
@@ -374,20 +414,23 @@ func (m *mapper) namespaceGateways(ctx context.Context, o client.Object) []recon
 	}
 	var out []reconcile.Request
 	for i := range l.Items {
-		out = append(out, parentRequests(&l.Items[i])...)
+		out = append(out, m.routeGateways(ctx, &l.Items[i])...)
 	}
-	return out
+	// Its ListenerSets' Gateways too: one may select ListenerSets by namespace label, and a
+	// ListenerSet's listeners routes by theirs.
+	return append(out, m.listenerSetGateways(ctx, client.InNamespace(o.GetName()))...)
 }
 
 // secretGateways maps a Secret to the Gateways whose listeners name it.
 func (m *mapper) secretGateways(ctx context.Context, o client.Object) []reconcile.Request {
-	return m.gateways(ctx, client.MatchingFields{indexCertificate: o.GetNamespace() + "/" + o.GetName()})
+	key := o.GetNamespace() + "/" + o.GetName()
+	return append(m.gateways(ctx, client.MatchingFields{indexCertificate: key}), m.listenerSetGateways(ctx, client.MatchingFields{indexCertificate: key})...)
 }
 
 // grantGateways maps a ReferenceGrant to the Gateways in the namespaces it grants to, and to
 // the parent Gateways of the HTTPRoutes there (whose route templates see .Backends).
 func (m *mapper) grantGateways(ctx context.Context, o client.Object) []reconcile.Request {
-	return append(grantFrom(ctx, o, "Gateway", m.gateways), grantFrom(ctx, o, "HTTPRoute", m.routeParents)...)
+	return slices.Concat(grantFrom(ctx, o, "Gateway", m.gateways), grantFrom(ctx, o, "HTTPRoute", m.routeParents), grantFrom(ctx, o, "ListenerSet", m.listenerSetGateways))
 }
 
 // serviceGateways maps a Service to the parent Gateways of the HTTPRoutes whose backendRefs

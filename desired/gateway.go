@@ -79,7 +79,8 @@ func Gateway(in *Input) (*Result, error) {
 		return &Result{Values: values}, err
 	}
 
-	att := attach(gw, in.Routes, in.NamespaceLabels)
+	sets := ListenerSets(in)
+	att := attach(gw, in.Routes, in.NamespaceLabels, in.ListenerSets, sets)
 	acceptProtocols(gw, in.Blueprint, att.listeners)
 	resolveListenerRefs(gw, in.Secrets, in.ReferenceGrants, att.listeners)
 	gwMap, err := objectMap(gw)
@@ -88,12 +89,18 @@ func Gateway(in *Input) (*Result, error) {
 	}
 	gwOrigin := fmt.Sprintf("Gateway %s/%s field", gw.Namespace, gw.Name)
 	gwTainted := render.TaintedStrings(gwMap, func(p string) string { return gwOrigin + " " + p })
+	setMaps, setTainted, err := listenerSetMaps(in.ListenerSets, sets)
+	if err != nil {
+		return nil, err
+	}
+	gwTainted = append(gwTainted, setTainted...)
 
-	res := &Result{Values: values, Hostnames: att.hostnames, Listeners: att.listeners, Routes: att.routes}
+	res := &Result{Values: values, Hostnames: att.hostnames, Listeners: att.listeners, Routes: att.routes, ListenerSets: sets}
 	resources := bp.ReadableResources(byTemplateKey(in.Live, bp.GatewayTemplates()))
 	out, err := in.Outputs.RenderGateway(bp, &render.Input{
 		Values:       values.Values,
 		Gateway:      gwMap,
+		ListenerSets: setMaps,
 		Resources:    resources,
 		Hostnames:    att.hostnames,
 		Namespace:    gw.Namespace,
@@ -122,7 +129,7 @@ func Gateway(in *Input) (*Result, error) {
 	for _, r := range att.accepted {
 		key := types.NamespacedName{Namespace: r.Namespace, Name: r.Name}
 		route := res.route(key)
-		values, objs, pending, err := renderRoute(bp, pin, in, r, gwMap, gwTainted, att.hostnames)
+		values, objs, pending, err := renderRoute(bp, pin, in, r, gwMap, setMaps, gwTainted, att.hostnames)
 		route.Values, route.Pending = values, pending
 		if err == nil {
 			// An object of the Gateway's or of another route's is not this route's to render.
@@ -141,7 +148,7 @@ func Gateway(in *Input) (*Result, error) {
 
 // renderRoute resolves a route's values (the Gateway's chain continued by the route's) and
 // renders the route templates for it.
-func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r *gwv1.HTTPRoute, gwMap map[string]any, gwTainted []render.Tainted, hostnames render.Hostnames) (*precedence.Result, []render.Object, []render.Pending, error) {
+func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r *gwv1.HTTPRoute, gwMap map[string]any, setMaps []map[string]any, gwTainted []render.Tainted, hostnames render.Hostnames) (*precedence.Result, []render.Object, []render.Pending, error) {
 	pin.Route = &precedence.ObjectKey{Namespace: r.Namespace, Name: r.Name}
 	values := precedence.Resolve(pin)
 	if err := checkSchema(bp, values); err != nil {
@@ -164,6 +171,7 @@ func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r *gwv1.
 	out, err := in.Outputs.RenderRoute(bp, &render.Input{
 		Values:       values.Values,
 		Gateway:      gwMap,
+		ListenerSets: setMaps,
 		HTTPRoute:    rMap,
 		Backends:     backends,
 		Resources:    resources,
@@ -317,6 +325,8 @@ func objectMap(obj runtime.Object) (map[string]any, error) {
 			m["apiVersion"], m["kind"] = gwv1.GroupVersion.String(), "Gateway"
 		case *gwv1.HTTPRoute:
 			m["apiVersion"], m["kind"] = gwv1.GroupVersion.String(), "HTTPRoute"
+		case *gwv1.ListenerSet:
+			m["apiVersion"], m["kind"] = gwv1.GroupVersion.String(), "ListenerSet"
 		}
 	}
 	return m, nil

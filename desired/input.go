@@ -27,7 +27,10 @@ type Input struct {
 	Compiled *render.Blueprint
 	// Routes are HTTPRoutes that may name the Gateway as a parent, in any order.
 	Routes []*gwv1.HTTPRoute
-	// NamespaceLabels are the labels of namespaces, for listeners that select route namespaces.
+	// ListenerSets are ListenerSets that may name the Gateway as their parent, in any order.
+	ListenerSets []*gwv1.ListenerSet
+	// NamespaceLabels are the labels of namespaces, for listeners that select route namespaces
+	// and Gateways that select ListenerSet namespaces.
 	NamespaceLabels map[string]map[string]string
 	// Parameters is the GatewayConfig the Gateway's spec.infrastructure.parametersRef names,
 	// nil when that does not exist (or the Gateway names none).
@@ -79,6 +82,9 @@ type Result struct {
 	Hostnames render.Hostnames
 	Listeners []Listener
 	Routes    []Route
+	// ListenerSets are the outcomes for the ListenerSets that name the Gateway as their parent,
+	// in listener precedence.
+	ListenerSets []ListenerSet
 }
 
 // Object is a rendered object with the template and owner (Gateway or HTTPRoute) it belongs to.
@@ -110,6 +116,10 @@ type Listener struct {
 	// (InvalidCertificateRef, RefNotPermitted); empty when they do.
 	RefReason  gwv1.ListenerConditionReason
 	RefMessage string
+	// Conflict and ConflictMessage say why a ListenerSet's listener gives way to one that comes
+	// before it (ProtocolConflict, HostnameConflict); empty when it does not.
+	Conflict        gwv1.ListenerConditionReason
+	ConflictMessage string
 }
 
 // Route is one HTTPRoute that names the Gateway as a parent.

@@ -24,8 +24,16 @@ func ListenerProtocols(bp *v1alpha1.GatewayClassBlueprint) []gwv1.ProtocolType {
 // acceptProtocols marks the listeners whose protocol the blueprint does not declare: they are
 // not accepted, support no route kind and attach no route.
 func acceptProtocols(gw *gwv1.Gateway, bp *v1alpha1.GatewayClassBlueprint, listeners []Listener) {
+	acceptSpecProtocols(gw.Spec.Listeners, bp, listeners)
+}
+
+func acceptListenerProtocols(specs []gwv1.Listener, in *Input, listeners []Listener) {
+	acceptSpecProtocols(specs, in.Blueprint, listeners)
+}
+
+func acceptSpecProtocols(specs []gwv1.Listener, bp *v1alpha1.GatewayClassBlueprint, listeners []Listener) {
 	supported := ListenerProtocols(bp)
-	for i, l := range gw.Spec.Listeners {
+	for i, l := range specs {
 		if i >= len(listeners) || slices.Contains(supported, l.Protocol) {
 			continue
 		}
@@ -40,6 +48,5 @@ func acceptProtocols(gw *gwv1.Gateway, bp *v1alpha1.GatewayClassBlueprint, liste
 		listeners[i].Unsupported = fmt.Sprintf("protocol %s is not supported: %s serves %s", l.Protocol, who, strings.Join(names, ", "))
 		listeners[i].SupportedKinds = []gwv1.RouteGroupKind{}
 		listeners[i].AttachedRoutes = 0
-		listeners[i].Invalid = ""
 	}
 }

@@ -45,8 +45,12 @@ func ReferenceAllowed(grants []*gwv1beta1.ReferenceGrant, fromGroup, fromKind, f
 // CertificateRefKeys are the namespace/name of the Secrets a Gateway's listeners name as
 // certificates, for the controller to gather and to index.
 func CertificateRefKeys(gw *gwv1.Gateway) []types.NamespacedName {
+	return certificateRefKeys(gw.Namespace, gw.Spec.Listeners)
+}
+
+func certificateRefKeys(namespace string, listeners []gwv1.Listener) []types.NamespacedName {
 	var out []types.NamespacedName
-	for _, l := range gw.Spec.Listeners {
+	for _, l := range listeners {
 		if l.TLS == nil {
 			continue
 		}
@@ -54,7 +58,7 @@ func CertificateRefKeys(gw *gwv1.Gateway) []types.NamespacedName {
 			if !isSecret(ref.Group, ref.Kind) {
 				continue
 			}
-			ns := gw.Namespace
+			ns := namespace
 			if ref.Namespace != nil {
 				ns = string(*ref.Namespace)
 			}
@@ -73,13 +77,19 @@ func isSecret(group *gwv1.Group, kind *gwv1.Kind) bool {
 // do. The first reference that does not resolve decides; RefNotPermitted is checked first, so
 // that a listener does not learn whether a Secret it may not read exists.
 func resolveListenerRefs(gw *gwv1.Gateway, secrets map[types.NamespacedName]*corev1.Secret, grants []*gwv1beta1.ReferenceGrant, listeners []Listener) {
-	for i, l := range gw.Spec.Listeners {
+	resolveRefs(gw.Spec.Listeners, "Gateway", gw.Namespace, secrets, grants, listeners)
+}
+
+// resolveRefs checks the certificateRefs of the listeners of a Gateway or a ListenerSet (kind),
+// in namespace ns, and records the first that does not resolve in the listener's state.
+func resolveRefs(specs []gwv1.Listener, kind, ns string, secrets map[types.NamespacedName]*corev1.Secret, grants []*gwv1beta1.ReferenceGrant, listeners []Listener) {
+	for i, l := range specs {
 		if l.TLS == nil || i >= len(listeners) {
 			continue
 		}
 		for j, ref := range l.TLS.CertificateRefs {
 			field := fmt.Sprintf("spec.listeners[%d].tls.certificateRefs[%d]", i, j)
-			reason, msg := certificateRef(gw, ref, secrets, grants)
+			reason, msg := certificateRef(kind, ns, ref, secrets, grants)
 			if reason != "" {
 				listeners[i].RefReason, listeners[i].RefMessage = reason, field+": "+msg
 				break
@@ -88,7 +98,7 @@ func resolveListenerRefs(gw *gwv1.Gateway, secrets map[types.NamespacedName]*cor
 	}
 }
 
-func certificateRef(gw *gwv1.Gateway, ref gwv1.SecretObjectReference, secrets map[types.NamespacedName]*corev1.Secret, grants []*gwv1beta1.ReferenceGrant) (gwv1.ListenerConditionReason, string) {
+func certificateRef(kind, ns string, ref gwv1.SecretObjectReference, secrets map[types.NamespacedName]*corev1.Secret, grants []*gwv1beta1.ReferenceGrant) (gwv1.ListenerConditionReason, string) {
 	if !isSecret(ref.Group, ref.Kind) {
 		group, kind := "", "Secret"
 		if ref.Group != nil {
@@ -99,12 +109,12 @@ func certificateRef(gw *gwv1.Gateway, ref gwv1.SecretObjectReference, secrets ma
 		}
 		return gwv1.ListenerReasonInvalidCertificateRef, fmt.Sprintf("a certificate must be a core Secret, not %s", strings.TrimSuffix(kind+"."+group, "."))
 	}
-	key := types.NamespacedName{Namespace: gw.Namespace, Name: string(ref.Name)}
+	key := types.NamespacedName{Namespace: ns, Name: string(ref.Name)}
 	if ref.Namespace != nil {
 		key.Namespace = string(*ref.Namespace)
 	}
-	if !ReferenceAllowed(grants, gwv1.GroupName, "Gateway", gw.Namespace, "", "Secret", key.Namespace, key.Name) {
-		return gwv1.ListenerReasonRefNotPermitted, fmt.Sprintf("Secret %s is in another namespace, and no ReferenceGrant in namespace %s allows Gateways of namespace %s to refer to it", key, key.Namespace, gw.Namespace)
+	if !ReferenceAllowed(grants, gwv1.GroupName, kind, ns, "", "Secret", key.Namespace, key.Name) {
+		return gwv1.ListenerReasonRefNotPermitted, fmt.Sprintf("Secret %s is in another namespace, and no ReferenceGrant in namespace %s allows %ss of namespace %s to refer to it", key, key.Namespace, kind, ns)
 	}
 	s := secrets[key]
 	if s == nil {

@@ -27,63 +27,72 @@ type attachment struct {
 	accepted []*gwv1.HTTPRoute
 }
 
+// parent is a Gateway or an attached ListenerSet as routes see it: its listeners and their
+// state.
+type parent struct {
+	kind, namespace, name string
+	specs                 []gwv1.Listener
+	state                 []Listener
+	// hostnames collects, per listener, the hostnames of each route attached to it.
+	hostnames [][][]string
+}
+
+func (p *parent) String() string { return fmt.Sprintf("%s %s/%s", p.kind, p.namespace, p.name) }
+
 // attach decides which routes attach to which listeners, as Gateway API defines it: a
-// parentRef names the Gateway (and optionally a listener by sectionName or port), the
-// listener allows the route's kind and namespace, and their hostnames intersect.
-func attach(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, nsLabels map[string]map[string]string) attachment {
+// parentRef names the Gateway or one of its attached ListenerSets (and optionally a listener by
+// sectionName or port), the listener allows the route's kind and namespace, and their hostnames
+// intersect. A parentRef to the Gateway reaches the Gateway's own listeners only.
+func attach(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, nsLabels map[string]map[string]string, setSpecs []*gwv1.ListenerSet, sets []ListenerSet) attachment {
 	var a attachment
-	perListener := make([][][]string, len(gw.Spec.Listeners))
 	for _, l := range gw.Spec.Listeners {
 		a.listeners = append(a.listeners, listenerKinds(l))
+	}
+	parents := []*parent{{kind: "Gateway", namespace: gw.Namespace, name: gw.Name, specs: gw.Spec.Listeners, state: a.listeners}}
+	refused := map[types.NamespacedName]*ListenerSet{}
+	for i := range sets {
+		o := &sets[i]
+		if !o.Accepted() {
+			refused[o.NamespacedName] = o
+			continue
+		}
+		i := slices.IndexFunc(setSpecs, func(ls *gwv1.ListenerSet) bool { return ls.Namespace == o.Namespace && ls.Name == o.Name })
+		if i < 0 {
+			continue
+		}
+		parents = append(parents, &parent{kind: "ListenerSet", namespace: o.Namespace, name: o.Name, specs: entryListeners(setSpecs[i]), state: o.Listeners})
+	}
+	for _, p := range parents {
+		p.hostnames = make([][][]string, len(p.specs))
 	}
 	sorted := slices.Clone(routes)
 	slices.SortFunc(sorted, func(x, y *gwv1.HTTPRoute) int {
 		return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Name, y.Name))
 	})
 	for _, r := range sorted {
-		// A route may name the Gateway in several parentRefs (one per listener, say). It
-		// attaches through every one of them, counts once per listener, and is accepted when
-		// any of them attaches it.
+		// A route may name the Gateway (or its ListenerSets) in several parentRefs (one per
+		// listener, say). It attaches through every one of them, counts once per listener, and
+		// is accepted when any of them attaches it.
 		var decided *Route
-		attached := make([]bool, len(gw.Spec.Listeners))
+		attached := map[*Listener]bool{}
 		for _, pr := range r.Spec.ParentRefs {
-			if !refersTo(pr, r.Namespace, gw) {
-				continue
-			}
 			res := Route{NamespacedName: types.NamespacedName{Namespace: r.Namespace, Name: r.Name}, ParentRef: pr}
-			var matched, kindOK, nsOK bool
-			for i, l := range gw.Spec.Listeners {
-				if pr.SectionName != nil && *pr.SectionName != l.Name || pr.Port != nil && *pr.Port != l.Port {
-					continue
-				}
-				matched = true
-				if !slices.ContainsFunc(a.listeners[i].SupportedKinds, sameKind(httpRouteKind)) {
-					continue
-				}
-				kindOK = true
-				if !namespaceAllowed(l.AllowedRoutes, gw.Namespace, r.Namespace, nsLabels) {
-					continue
-				}
-				nsOK = true
-				if !hostnamesIntersect(l.Hostname, r.Spec.Hostnames) {
-					continue
-				}
-				res.Accepted = true
-				if !attached[i] {
-					attached[i] = true
-					a.listeners[i].AttachedRoutes++
-					perListener[i] = append(perListener[i], hostnames(r.Spec.Hostnames))
+			var p *parent
+			for _, c := range parents {
+				if refersToParent(pr, r.Namespace, c.kind, c.namespace, c.name) {
+					p = c
+					break
 				}
 			}
-			switch {
-			case res.Accepted:
-				res.Reason = gwv1.RouteReasonAccepted
-			case !matched:
-				res.Reason, res.Message = gwv1.RouteReasonNoMatchingParent, fmt.Sprintf("Gateway %s/%s has no listener matching this parentRef's sectionName/port", gw.Namespace, gw.Name)
-			case !kindOK || !nsOK:
-				res.Reason, res.Message = gwv1.RouteReasonNotAllowedByListeners, fmt.Sprintf("no listener of Gateway %s/%s allows HTTPRoutes from namespace %s", gw.Namespace, gw.Name, r.Namespace)
-			default:
-				res.Reason, res.Message = gwv1.RouteReasonNoMatchingListenerHostname, fmt.Sprintf("none of the route's hostnames (%s) matches a listener of Gateway %s/%s", strings.Join(hostnames(r.Spec.Hostnames), ", "), gw.Namespace, gw.Name)
+			if p == nil {
+				key, ok := listenerSetRef(pr, r.Namespace)
+				o := refused[key]
+				if !ok || o == nil {
+					continue
+				}
+				res.Reason, res.Message = gwv1.RouteReasonNotAllowedByListeners, fmt.Sprintf("ListenerSet %s is not attached to Gateway %s/%s (%s): %s", key, gw.Namespace, gw.Name, o.Reason, o.Message)
+			} else {
+				attachTo(p, r, pr, nsLabels, attached, &res)
 			}
 			if decided == nil || res.Accepted && !decided.Accepted {
 				decided = &res
@@ -96,15 +105,60 @@ func attach(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, nsLabels map[string]map[
 			}
 		}
 	}
-	in := make([]render.ListenerRoutes, len(gw.Spec.Listeners))
-	for i, l := range gw.Spec.Listeners {
-		in[i] = render.ListenerRoutes{Routes: perListener[i]}
-		if l.Hostname != nil {
-			in[i].Hostname = string(*l.Hostname)
+	var in []render.ListenerRoutes
+	for _, p := range parents {
+		for i, l := range p.specs {
+			if p.kind == "ListenerSet" && (p.state[i].Conflict != "" || p.state[i].Unsupported != "") {
+				continue // not a listener of the Gateway
+			}
+			lr := render.ListenerRoutes{Routes: p.hostnames[i]}
+			if l.Hostname != nil {
+				lr.Hostname = string(*l.Hostname)
+			}
+			in = append(in, lr)
 		}
 	}
 	a.hostnames = render.ComputeHostnames(in)
 	return a
+}
+
+// attachTo attaches a route through one parentRef to the listeners of p it matches, and says
+// in res whether it did and why not.
+func attachTo(p *parent, r *gwv1.HTTPRoute, pr gwv1.ParentReference, nsLabels map[string]map[string]string, attached map[*Listener]bool, res *Route) {
+	var matched, kindOK, nsOK bool
+	for i, l := range p.specs {
+		if pr.SectionName != nil && *pr.SectionName != l.Name || pr.Port != nil && *pr.Port != l.Port {
+			continue
+		}
+		matched = true
+		if !slices.ContainsFunc(p.state[i].SupportedKinds, sameKind(httpRouteKind)) {
+			continue
+		}
+		kindOK = true
+		if !namespaceAllowed(l.AllowedRoutes, p.namespace, r.Namespace, nsLabels) {
+			continue
+		}
+		nsOK = true
+		if !hostnamesIntersect(l.Hostname, r.Spec.Hostnames) {
+			continue
+		}
+		res.Accepted = true
+		if st := &p.state[i]; !attached[st] {
+			attached[st] = true
+			st.AttachedRoutes++
+			p.hostnames[i] = append(p.hostnames[i], hostnames(r.Spec.Hostnames))
+		}
+	}
+	switch {
+	case res.Accepted:
+		res.Reason = gwv1.RouteReasonAccepted
+	case !matched:
+		res.Reason, res.Message = gwv1.RouteReasonNoMatchingParent, fmt.Sprintf("%s has no listener matching this parentRef's sectionName/port", p)
+	case !kindOK || !nsOK:
+		res.Reason, res.Message = gwv1.RouteReasonNotAllowedByListeners, fmt.Sprintf("no listener of %s allows HTTPRoutes from namespace %s", p, r.Namespace)
+	default:
+		res.Reason, res.Message = gwv1.RouteReasonNoMatchingListenerHostname, fmt.Sprintf("none of the route's hostnames (%s) matches a listener of %s", strings.Join(hostnames(r.Spec.Hostnames), ", "), p)
+	}
 }
 
 // listenerKinds says which route kinds a listener accepts: HTTPRoute on HTTP and HTTPS
@@ -112,6 +166,13 @@ func attach(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, nsLabels map[string]map[
 func listenerKinds(l gwv1.Listener) Listener {
 	out := Listener{Name: l.Name, SupportedKinds: []gwv1.RouteGroupKind{}}
 	if l.Protocol != gwv1.HTTPProtocolType && l.Protocol != gwv1.HTTPSProtocolType {
+		if l.AllowedRoutes != nil && len(l.AllowedRoutes.Kinds) > 0 {
+			kinds := make([]string, len(l.AllowedRoutes.Kinds))
+			for i, k := range l.AllowedRoutes.Kinds {
+				kinds[i] = string(k.Kind)
+			}
+			out.Invalid = fmt.Sprintf("route kinds %s are not supported on a %s listener; Gantry attaches HTTPRoutes to HTTP and HTTPS listeners", strings.Join(kinds, ", "), l.Protocol)
+		}
 		return out
 	}
 	if l.AllowedRoutes == nil || len(l.AllowedRoutes.Kinds) == 0 {
@@ -143,14 +204,41 @@ func sameKind(want gwv1.RouteGroupKind) func(gwv1.RouteGroupKind) bool {
 }
 
 func refersTo(pr gwv1.ParentReference, routeNS string, gw *gwv1.Gateway) bool {
-	if pr.Group != nil && *pr.Group != gwv1.GroupName || pr.Kind != nil && *pr.Kind != "Gateway" {
+	return refersToParent(pr, routeNS, "Gateway", gw.Namespace, gw.Name)
+}
+
+// refersToParent reports whether a parentRef names the object of Gateway API's group, kind,
+// namespace and name (a parentRef's kind defaults to Gateway, its namespace to the route's).
+func refersToParent(pr gwv1.ParentReference, routeNS, kind, namespace, name string) bool {
+	prKind := "Gateway"
+	if pr.Kind != nil {
+		prKind = string(*pr.Kind)
+	}
+	if pr.Group != nil && *pr.Group != gwv1.GroupName || prKind != kind {
 		return false
 	}
 	ns := routeNS
 	if pr.Namespace != nil {
 		ns = string(*pr.Namespace)
 	}
-	return ns == gw.Namespace && string(pr.Name) == gw.Name
+	return ns == namespace && string(pr.Name) == name
+}
+
+// listenerSetRef is the ListenerSet a parentRef names, if it names one.
+func listenerSetRef(pr gwv1.ParentReference, routeNS string) (types.NamespacedName, bool) {
+	if pr.Group != nil && *pr.Group != gwv1.GroupName || pr.Kind == nil || *pr.Kind != "ListenerSet" {
+		return types.NamespacedName{}, false
+	}
+	ns := routeNS
+	if pr.Namespace != nil {
+		ns = string(*pr.Namespace)
+	}
+	return types.NamespacedName{Namespace: ns, Name: string(pr.Name)}, true
+}
+
+// ListenerSetRef is the ListenerSet a route's parentRef names, if it names one.
+func ListenerSetRef(pr gwv1.ParentReference, routeNS string) (types.NamespacedName, bool) {
+	return listenerSetRef(pr, routeNS)
 }
 
 func namespaceAllowed(ar *gwv1.AllowedRoutes, gwNS, routeNS string, nsLabels map[string]map[string]string) bool {

@@ -1,5 +1,5 @@
 // Package manifests reads Gantry's inputs from YAML files, folders or standard input, for
-// `gantry render`: blueprints, GatewayClasses, Gateways, HTTPRoutes, policies, Namespaces and
+// `gantry render`: blueprints, GatewayClasses, Gateways, HTTPRoutes, ListenerSets, policies, Namespaces and
 // live objects that Gantry rendered earlier. It turns them into the same desired.Input the
 // controller gathers from an API server.
 package manifests
@@ -34,6 +34,7 @@ type Set struct {
 	Classes             map[string]*gwv1.GatewayClass
 	Gateways            []*gwv1.Gateway
 	Routes              []*gwv1.HTTPRoute
+	ListenerSets        []*gwv1.ListenerSet
 	GatewayClassConfigs []*v1alpha1.GatewayClassConfig
 	GatewayConfigs      []*v1alpha1.GatewayConfig
 	NamespaceLabels     map[string]map[string]string
@@ -207,6 +208,13 @@ func (s *Set) addDocument(doc string) error {
 		}
 		o.Namespace = cmp.Or(o.Namespace, "default")
 		s.Routes = append(s.Routes, o)
+	case group == gwv1.GroupName && head.Kind == "ListenerSet":
+		o := &gwv1.ListenerSet{}
+		if err := strict(o); err != nil {
+			return err
+		}
+		o.Namespace = cmp.Or(o.Namespace, "default")
+		s.ListenerSets = append(s.ListenerSets, o)
 	case group == "" && head.Kind == "Namespace":
 		o := &corev1.Namespace{}
 		if err := strict(o); err != nil {

@@ -22,6 +22,7 @@ func (s *Set) With(local *Set) *Set {
 		Classes:             maps.Clone(s.Classes),
 		Gateways:            slices.Clone(s.Gateways),
 		Routes:              slices.Clone(s.Routes),
+		ListenerSets:        slices.Clone(s.ListenerSets),
 		GatewayClassConfigs: slices.Clone(s.GatewayClassConfigs),
 		GatewayConfigs:      slices.Clone(s.GatewayConfigs),
 		NamespaceLabels:     maps.Clone(s.NamespaceLabels),
@@ -56,6 +57,9 @@ func (s *Set) With(local *Set) *Set {
 	sortGateways(out.Gateways)
 	for _, r := range local.Routes {
 		out.Routes = replace(out.Routes, r, func(old *gwv1.HTTPRoute) { inheritMeta(r, old) })
+	}
+	for _, ls := range local.ListenerSets {
+		out.ListenerSets = replace(out.ListenerSets, ls, func(old *gwv1.ListenerSet) { inheritMeta(ls, old) })
 	}
 	for _, p := range local.GatewayClassConfigs {
 		out.GatewayClassConfigs = replace(out.GatewayClassConfigs, p, nil)

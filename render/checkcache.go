@@ -212,6 +212,11 @@ func (w *inputHasher) input(b *Blueprint, in *Input, resources map[string][]map[
 	} else {
 		w.tag('-', 0)
 	}
+	w.str('k', "ListenerSets")
+	w.tag('l', len(in.ListenerSets))
+	for _, ls := range in.ListenerSets {
+		w.value(nilMap(ls))
+	}
 	w.str('k', "Resources")
 	w.tag('m', len(resources))
 	for _, k := range slices.Sorted(maps.Keys(resources)) {

@@ -259,6 +259,9 @@ type Input struct {
 	// Backends, route templates only, is .Backends: the route's backendRefs, each a map, with
 	// whether it resolves. Its strings are the tenant's (pass them in Tainted).
 	Backends []any
+	// ListenerSets are the ListenerSets attached to the Gateway, as maps, in Gateway API's
+	// listener precedence (oldest first, then namespace/name).
+	ListenerSets []map[string]any
 	// Resources maps a template key to the live objects it produced.
 	Resources map[string][]map[string]any
 	Hostnames Hostnames
@@ -436,6 +439,11 @@ func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, erro
 		"Resources": resources,
 		"Hostnames": hostnamesData(in.Hostnames, cp),
 	}
+	sets := make([]any, len(in.ListenerSets))
+	for i, ls := range in.ListenerSets {
+		sets[i] = deepCopyWith(ls, cp)
+	}
+	x.data["ListenerSets"] = sets
 	if in.HTTPRoute != nil {
 		x.data["HTTPRoute"] = deepCopyWith(in.HTTPRoute, cp)
 		backends := []any{}

@@ -62,9 +62,28 @@ func ReadGateway(ctx context.Context, c client.Client, key types.NamespacedName,
 		}
 	}
 
+	// ListenerSets, when the Gateway admits any: of its namespace for Same, of all for the others.
+	var sets []types.NamespacedName
+	if al := gw.Spec.AllowedListeners; al != nil && al.Namespaces != nil && al.Namespaces.From != nil && *al.Namespaces.From != gwv1.NamespacesFromNone {
+		l := &gwv1.ListenerSetList{}
+		var opts []client.ListOption
+		if *al.Namespaces.From == gwv1.NamespacesFromSame {
+			opts = append(opts, client.InNamespace(gw.Namespace))
+		}
+		if err := c.List(ctx, l, opts...); err != nil {
+			return nil, fmt.Errorf("list ListenerSets: %w", err)
+		}
+		for i := range l.Items {
+			if desired.ParentGateway(&l.Items[i]) == key {
+				set.ListenerSets = append(set.ListenerSets, &l.Items[i])
+				sets = append(sets, client.ObjectKeyFromObject(&l.Items[i]))
+			}
+		}
+	}
+
 	routes := &gwv1.HTTPRouteList{}
 	var opts []client.ListOption
-	if onlyOwnNamespace(gw) {
+	if onlyOwnNamespace(gw) && len(sets) == 0 {
 		opts = append(opts, client.InNamespace(gw.Namespace))
 	}
 	if err := c.List(ctx, routes, opts...); err != nil {
@@ -73,7 +92,10 @@ func ReadGateway(ctx context.Context, c client.Client, key types.NamespacedName,
 	namespaces := []string{gw.Namespace}
 	for i := range routes.Items {
 		r := &routes.Items[i]
-		if parentOf(r, gw) {
+		if parentOf(r, gw) || slices.ContainsFunc(r.Spec.ParentRefs, func(pr gwv1.ParentReference) bool {
+			k, ok := desired.ListenerSetRef(pr, r.Namespace)
+			return ok && slices.Contains(sets, k)
+		}) {
 			set.Routes = append(set.Routes, r)
 			if !slices.Contains(namespaces, r.Namespace) {
 				namespaces = append(namespaces, r.Namespace)
@@ -157,6 +179,9 @@ func namespaceLabels(ctx context.Context, c client.Client, gw *gwv1.Gateway, nam
 		if ar := l.AllowedRoutes; ar != nil && ar.Namespaces != nil && ar.Namespaces.From != nil && *ar.Namespaces.From == gwv1.NamespacesFromSelector {
 			selects = true
 		}
+	}
+	if desired.ListenerSetsNeedNamespaceLabels(gw, set.ListenerSets) {
+		selects = true // ListenerSets (or their listeners) select namespaces by label
 	}
 	if selects {
 		nss := &corev1.NamespaceList{}

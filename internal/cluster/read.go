@@ -31,6 +31,7 @@ func Read(ctx context.Context, c client.Client, namespace string) (*manifests.Se
 	classes := &gwv1.GatewayClassList{}
 	gws := &gwv1.GatewayList{}
 	routes := &gwv1.HTTPRouteList{}
+	sets := &gwv1.ListenerSetList{}
 	gccs := &v1alpha1.GatewayClassConfigList{}
 	gcs := &v1alpha1.GatewayConfigList{}
 	nss := &corev1.NamespaceList{}
@@ -43,6 +44,7 @@ func Read(ctx context.Context, c client.Client, namespace string) (*manifests.Se
 		{"GatewayClasses", classes, nil},
 		{"Gateways", gws, []client.ListOption{client.InNamespace(namespace)}},
 		{"HTTPRoutes", routes, nil},
+		{"ListenerSets", sets, nil},
 		{"GatewayClassConfigs", gccs, nil},
 		{"GatewayConfigs", gcs, nil},
 		{"Namespaces", nss, nil},
@@ -62,6 +64,9 @@ func Read(ctx context.Context, c client.Client, namespace string) (*manifests.Se
 	}
 	for i := range routes.Items {
 		set.Routes = append(set.Routes, &routes.Items[i])
+	}
+	for i := range sets.Items {
+		set.ListenerSets = append(set.ListenerSets, &sets.Items[i])
 	}
 	for i := range gccs.Items {
 		set.GatewayClassConfigs = append(set.GatewayClassConfigs, &gccs.Items[i])

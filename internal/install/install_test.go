@@ -64,8 +64,24 @@ func TestInstallRunUninstall(t *testing.T) {
 	mustCreate(t, admin, class)
 	gw := &gwv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "web"}, Spec: gwv1.GatewaySpec{
 		GatewayClassName: "proxy", Listeners: []gwv1.Listener{{Name: "http", Port: 80, Protocol: gwv1.HTTPProtocolType}},
+		AllowedListeners: &gwv1.AllowedListeners{Namespaces: &gwv1.ListenerNamespaces{From: ptr(gwv1.NamespacesFromSame)}},
 	}}
 	mustCreate(t, admin, gw)
+	// A tenant's ListenerSet: Gantry reads it and writes its status with the chart's permissions.
+	ls := &gwv1.ListenerSet{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "shop"}, Spec: gwv1.ListenerSetSpec{
+		ParentRef: gwv1.ParentGatewayReference{Name: "web"},
+		Listeners: []gwv1.ListenerEntry{{Name: "shop", Port: 80, Protocol: gwv1.HTTPProtocolType, Hostname: ptr(gwv1.Hostname("shop.example.com"))}},
+	}}
+	mustCreate(t, admin, ls)
+	eventually(t, "ListenerSet accepted with the chart's permissions", func() error {
+		if err := admin.Get(ctx, client.ObjectKeyFromObject(ls), ls); err != nil {
+			return err
+		}
+		if c := meta.FindStatusCondition(ls.Status.Conditions, "Accepted"); c == nil || c.Status != metav1.ConditionTrue {
+			return fmt.Errorf("Accepted = %+v", c)
+		}
+		return nil
+	})
 	eventually(t, "Gateway Programmed with the chart's permissions", func() error {
 		if err := admin.Get(ctx, client.ObjectKeyFromObject(gw), gw); err != nil {
 			return err
@@ -215,3 +231,5 @@ func startAPIServer(t *testing.T) (*rest.Config, *runtime.Scheme, client.Client)
 	}
 	return cfg, scheme, admin
 }
+
+func ptr[T any](v T) *T { return &v }
