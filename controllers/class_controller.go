@@ -28,6 +28,8 @@ type GatewayClassReconciler struct {
 	Client       client.Client
 	blueprints   *blueprintCache
 	statusWrites statusWrites
+	// listenerSets: the API server serves ListenerSets, so Gantry supports them.
+	listenerSets bool
 }
 
 // Reconcile sets the class's Accepted condition: its blueprint exists and every template of it
@@ -85,7 +87,7 @@ func (r *GatewayClassReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		Type: string(gwv1.GatewayClassConditionStatusSupportedVersion), Status: metav1.ConditionTrue, ObservedGeneration: gen,
 		Reason: string(gwv1.GatewayClassReasonSupportedVersion), Message: "Gantry supports Gateway API " + SupportedBundleVersion,
 	})
-	next.Status.SupportedFeatures = supportedFeatures()
+	next.Status.SupportedFeatures = supportedFeatures(r.listenerSets)
 	if err := r.affected(ctx, next); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -174,8 +176,11 @@ func (r *GatewayClassReconciler) blueprintStatus(ctx context.Context, bp *v1alph
 var SupportedFeatures = []gwv1.FeatureName{"Gateway", "GatewayInfrastructure", "HTTPRoute", "ListenerSet", "ReferenceGrant"}
 
 // supportedFeatures is status.supportedFeatures, sorted as the API asks.
-func supportedFeatures() []gwv1.SupportedFeature {
+func supportedFeatures(listenerSets bool) []gwv1.SupportedFeature {
 	names := slices.Clone(SupportedFeatures)
+	if !listenerSets {
+		names = slices.DeleteFunc(names, func(n gwv1.FeatureName) bool { return n == "ListenerSet" })
+	}
 	slices.Sort(names)
 	out := make([]gwv1.SupportedFeature, len(names))
 	for i, n := range names {

@@ -61,6 +61,8 @@ type GatewayReconciler struct {
 	statusWrites statusWrites
 	// policies receives the policies a Gateway gathered, so their status is recomputed.
 	policies chan<- event.GenericEvent
+	// listenerSets: the API server serves ListenerSets.
+	listenerSets bool
 }
 
 // Reconcile computes the Gateway's whole desired state and makes the cluster match it.

@@ -72,7 +72,7 @@ func (r *GatewayReconciler) gather(ctx context.Context, gw *gwv1.Gateway) (*gath
 	}
 	g.in.GatewayClassConfigs, g.in.GatewayConfigs = policies.gccs, policies.gcs
 
-	if err := gatherListenerSets(ctx, r.Client, gw, g.in); err != nil {
+	if err := gatherListenerSets(ctx, r.Client, gw, g.in, r.listenerSets); err != nil {
 		return nil, err
 	}
 	routes, err := gatewayRoutes(ctx, r.Client, key, g.in.ListenerSets)
@@ -217,8 +217,13 @@ func needsNamespaceLabels(gw *gwv1.Gateway) bool {
 	return false
 }
 
-// gatherListenerSets reads the ListenerSets that name gw as their parent.
-func gatherListenerSets(ctx context.Context, c client.Reader, gw *gwv1.Gateway, in *desired.Input) error {
+// gatherListenerSets reads the ListenerSets that name gw as their parent, none when the API
+// server does not serve them (served false).
+func gatherListenerSets(ctx context.Context, c client.Reader, gw *gwv1.Gateway, in *desired.Input, served bool) error {
+	in.ListenerSets = nil
+	if !served {
+		return nil
+	}
 	l := &gwv1.ListenerSetList{}
 	if err := c.List(ctx, l, client.MatchingFields{indexGateway: client.ObjectKeyFromObject(gw).String()}); err != nil {
 		return fmt.Errorf("list ListenerSets of Gateway %s/%s: %w", gw.Namespace, gw.Name, err)

@@ -36,7 +36,7 @@ const (
 
 func targetKey(kind, name string) string { return kind + "/" + name }
 
-func setupIndexes(ctx context.Context, idx client.FieldIndexer) error {
+func setupIndexes(ctx context.Context, idx client.FieldIndexer, listenerSets bool) error {
 	policyTarget := func(ref v1alpha1.PolicyTargetReference) []string {
 		return []string{targetKey(string(ref.Kind), string(ref.Name))}
 	}
@@ -104,19 +104,21 @@ func setupIndexes(ctx context.Context, idx client.FieldIndexer) error {
 	}); err != nil {
 		return err
 	}
-	if err := idx.IndexField(ctx, &gwv1.ListenerSet{}, indexGateway, func(o client.Object) []string {
-		return []string{desired.ParentGateway(o.(*gwv1.ListenerSet)).String()}
-	}); err != nil {
-		return err
-	}
-	if err := idx.IndexField(ctx, &gwv1.ListenerSet{}, indexCertificate, func(o client.Object) []string {
-		var out []string
-		for _, k := range desired.ListenerSetCertificateRefKeys(o.(*gwv1.ListenerSet)) {
-			out = append(out, k.String())
+	if listenerSets { // a cluster whose Gateway API has no ListenerSet CRD has none to index
+		if err := idx.IndexField(ctx, &gwv1.ListenerSet{}, indexGateway, func(o client.Object) []string {
+			return []string{desired.ParentGateway(o.(*gwv1.ListenerSet)).String()}
+		}); err != nil {
+			return err
 		}
-		return out
-	}); err != nil {
-		return err
+		if err := idx.IndexField(ctx, &gwv1.ListenerSet{}, indexCertificate, func(o client.Object) []string {
+			var out []string
+			for _, k := range desired.ListenerSetCertificateRefKeys(o.(*gwv1.ListenerSet)) {
+				out = append(out, k.String())
+			}
+			return out
+		}); err != nil {
+			return err
+		}
 	}
 	return idx.IndexField(ctx, &gwv1.HTTPRoute{}, indexParent, func(o client.Object) []string {
 		return parentKeys(o.(*gwv1.HTTPRoute))

@@ -27,6 +27,8 @@ type HTTPRouteReconciler struct {
 	statusWrites statusWrites
 	// board holds what the Gateway reconciler decided about each route's objects.
 	board *routeBoard
+	// listenerSets: the API server serves ListenerSets.
+	listenerSets bool
 }
 
 // Reconcile sets one status.parents entry per parentRef to a Gateway of a Gantry class, and
@@ -152,6 +154,9 @@ func (r *HTTPRouteReconciler) parentInput(ctx context.Context, route *gwv1.HTTPR
 		}
 		return in, nil
 	}
+	if !r.listenerSets {
+		return nil, nil // no ListenerSet exists to attach through
+	}
 	ls := &gwv1.ListenerSet{}
 	if err := r.Client.Get(ctx, key, ls); err != nil {
 		return nil, client.IgnoreNotFound(err)
@@ -173,7 +178,7 @@ func (r *HTTPRouteReconciler) parentInput(ctx context.Context, route *gwv1.HTTPR
 			return nil, err
 		}
 	}
-	if err := gatherListenerSets(ctx, r.Client, gw, in); err != nil {
+	if err := gatherListenerSets(ctx, r.Client, gw, in, r.listenerSets); err != nil {
 		return nil, err
 	}
 	if err := gatherRefs(ctx, r.Client, gw, in); err != nil {

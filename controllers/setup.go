@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -18,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -60,7 +62,13 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 	if opts.RenderMemory == 0 {
 		opts.RenderMemory = render.DefaultOutputMemory
 	}
-	if err := setupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+	// ListenerSets came with Gateway API v1.5's standard channel; on a cluster without their
+	// CRD, Gantry runs without them (installing the CRD later takes a controller restart).
+	listenerSets := served(mgr.GetRESTMapper(), gwv1.SchemeGroupVersion.WithKind("ListenerSet"))
+	if !listenerSets {
+		log.FromContext(ctx).Info("ListenerSet is not served by the API server (its CRD is not installed): Gateways get no ListenerSets until the controller restarts after it is")
+	}
+	if err := setupIndexes(ctx, mgr.GetFieldIndexer(), listenerSets); err != nil {
 		return fmt.Errorf("field indexes: %w", err)
 	}
 	// Rendered objects live in a cache of their own that holds only objects with Gantry's
@@ -89,8 +97,9 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		tracker:    &tracker{cache: rendered, mapper: mgr.GetRESTMapper(), reader: mgr.GetClient(), watched: map[schema.GroupVersionKind]bool{}},
 		blueprints: bps, board: b, policies: policyEvents,
 	}
-	m := &mapper{c: mgr.GetClient(), controllerNamespace: opts.ControllerNamespace}
-	gatewayCtrl, err := ctrl.NewControllerManagedBy(mgr).
+	gr.listenerSets = listenerSets
+	m := &mapper{c: mgr.GetClient(), controllerNamespace: opts.ControllerNamespace, listenerSets: listenerSets}
+	gatewayBuilder := ctrl.NewControllerManagedBy(mgr).
 		Named("gateway").
 		For(&gwv1.Gateway{}, builder.WithPredicates(specOrResync)).
 		Watches(&gwv1.GatewayClass{}, handler.EnqueueRequestsFromMapFunc(m.classGateways), builder.WithPredicates(specOrResync)).
@@ -105,11 +114,12 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		Watches(&gwv1beta1.ReferenceGrant{}, handler.EnqueueRequestsFromMapFunc(m.grantGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		// Routes' backends, which route templates see in .Backends: a Service appearing or
 		// going (its metadata is enough).
-		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(m.serviceGateways), builder.OnlyMetadata, builder.WithPredicates(createOrDelete)).
+		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(m.serviceGateways), builder.OnlyMetadata, builder.WithPredicates(createOrDelete))
+	if listenerSets {
 		// A ListenerSet's listeners are its parent Gateway's; its status is the Gateway's to write.
-		Watches(&gwv1.ListenerSet{}, handler.EnqueueRequestsFromMapFunc(listenerSetGateway), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		WithOptions(controllerOptions(opts.GatewayConcurrency)).
-		Build(gr)
+		gatewayBuilder = gatewayBuilder.Watches(&gwv1.ListenerSet{}, handler.EnqueueRequestsFromMapFunc(listenerSetGateway), builder.WithPredicates(predicate.GenerationChangedPredicate{}))
+	}
+	gatewayCtrl, err := gatewayBuilder.WithOptions(controllerOptions(opts.GatewayConcurrency)).Build(gr)
 	if err != nil {
 		return err
 	}
@@ -121,7 +131,7 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		return err
 	}
 
-	cr := &GatewayClassReconciler{Client: mgr.GetClient(), blueprints: bps}
+	cr := &GatewayClassReconciler{Client: mgr.GetClient(), blueprints: bps, listenerSets: listenerSets}
 	if err := ctrl.NewControllerManagedBy(mgr).
 		Named("gatewayclass").
 		For(&gwv1.GatewayClass{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
@@ -136,7 +146,7 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		return err
 	}
 
-	if err := ctrl.NewControllerManagedBy(mgr).
+	routeBuilder := ctrl.NewControllerManagedBy(mgr).
 		Named("httproute").
 		For(&gwv1.HTTPRoute{}, builder.WithPredicates(specOrResync)).
 		Watches(&gwv1.Gateway{}, handler.EnqueueRequestsFromMapFunc(m.gatewayRoutes), builder.WithPredicates(specOrResync)).
@@ -145,11 +155,13 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		WatchesRawSource(source.Channel(routeEvents, &handler.EnqueueRequestForObject{})).
 		// Backends: whether a Service exists (its metadata is enough) and may be referred to.
 		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(m.serviceRoutes), builder.OnlyMetadata, builder.WithPredicates(createOrDelete)).
-		Watches(&gwv1beta1.ReferenceGrant{}, handler.EnqueueRequestsFromMapFunc(m.grantRoutes), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&gwv1beta1.ReferenceGrant{}, handler.EnqueueRequestsFromMapFunc(m.grantRoutes), builder.WithPredicates(predicate.GenerationChangedPredicate{}))
+	if listenerSets {
 		// Every change, status too: the Gateway reconciler writes there whether the ListenerSet
 		// and each of its listeners is accepted, which a route's parent status through it follows.
-		Watches(&gwv1.ListenerSet{}, handler.EnqueueRequestsFromMapFunc(m.listenerSetRoutes)).
-		Complete(&HTTPRouteReconciler{Client: mgr.GetClient(), board: routes}); err != nil {
+		routeBuilder = routeBuilder.Watches(&gwv1.ListenerSet{}, handler.EnqueueRequestsFromMapFunc(m.listenerSetRoutes))
+	}
+	if err := routeBuilder.Complete(&HTTPRouteReconciler{Client: mgr.GetClient(), board: routes, listenerSets: listenerSets}); err != nil {
 		return err
 	}
 
@@ -239,6 +251,8 @@ func gatewayClass(_ context.Context, o client.Object) []reconcile.Request {
 type mapper struct {
 	c                   client.Client
 	controllerNamespace string
+	// listenerSets: the API server serves ListenerSets.
+	listenerSets bool
 }
 
 func requests(keys ...types.NamespacedName) []reconcile.Request {
@@ -351,6 +365,9 @@ func (m *mapper) routeGateways(ctx context.Context, o client.Object) []reconcile
 			continue
 		}
 		ls := &gwv1.ListenerSet{}
+		if !m.listenerSets {
+			break
+		}
 		if err := m.c.Get(ctx, key, ls); err == nil {
 			out = append(out, listenerSetGateway(ctx, ls)...)
 		}
@@ -366,6 +383,9 @@ func listenerSetGateway(_ context.Context, o client.Object) []reconcile.Request 
 // listenerSetGateways maps to the parent Gateways of the ListenerSets the options select.
 func (m *mapper) listenerSetGateways(ctx context.Context, opts ...client.ListOption) []reconcile.Request {
 	l := &gwv1.ListenerSetList{}
+	if !m.listenerSets {
+		return nil
+	}
 	if err := m.c.List(ctx, l, append(opts, client.UnsafeDisableDeepCopy)...); err != nil {
 		return nil
 	}
@@ -530,4 +550,10 @@ func (m *mapper) targetPolicies(kind, targetKind string) handler.MapFunc {
 
 func controllerOptions(concurrency int) controller.Options {
 	return controller.Options{MaxConcurrentReconciles: concurrency}
+}
+
+// served reports whether the API server serves a kind.
+func served(mapper meta.RESTMapper, gvk schema.GroupVersionKind) bool {
+	_, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	return err == nil
 }

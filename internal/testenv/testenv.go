@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -39,16 +40,27 @@ func Assets() (string, error) {
 
 // Start starts an API server with the CRDs installed. Stop it with env.Stop().
 func Start() (*envtest.Environment, *rest.Config, error) {
+	return StartWithout()
+}
+
+// StartWithout is Start without some of Gateway API's CRDs (file names in config/gateway-api),
+// as on a cluster with an older Gateway API.
+func StartWithout(omit ...string) (*envtest.Environment, *rest.Config, error) {
 	assets, err := Assets()
 	if err != nil {
 		return nil, nil, err
 	}
+	paths := []string{filepath.Join(Root(), "config", "crd"), filepath.Join(Root(), "config", "gateway-api")}
+	if len(omit) > 0 {
+		files, err := filepath.Glob(filepath.Join(Root(), "config", "gateway-api", "*.yaml"))
+		if err != nil {
+			return nil, nil, err
+		}
+		paths = append(paths[:1], slices.DeleteFunc(files, func(f string) bool { return slices.Contains(omit, filepath.Base(f)) })...)
+	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory: assets,
-		CRDDirectoryPaths: []string{
-			filepath.Join(Root(), "config", "crd"),
-			filepath.Join(Root(), "config", "gateway-api"),
-		},
+		CRDDirectoryPaths:     paths,
 		ErrorIfCRDPathMissing: true,
 		Scheme:                controllers.NewScheme(),
 	}
