@@ -212,8 +212,11 @@ func listenerConditions(prev []metav1.Condition, l desired.Listener, gen int64, 
 func listenersNotValid(accepted *metav1.Condition, listeners []desired.Listener) {
 	var bad []string
 	for _, l := range listeners {
-		if l.Unsupported != "" {
+		switch {
+		case l.Unsupported != "":
 			bad = append(bad, fmt.Sprintf("listener %s: %s", l.Name, l.Unsupported))
+		case l.Conflict != "":
+			bad = append(bad, fmt.Sprintf("listener %s: %s", l.Name, l.ConflictMessage))
 		}
 	}
 	if len(bad) == 0 {

@@ -156,12 +156,12 @@ func ListenerSets(in *Input) []ListenerSet {
 				if w.port != l.Port {
 					continue
 				}
-				if w.protocol != l.Protocol {
+				if protocolsConflict(w.protocol, l.Protocol) {
 					st.Conflict, st.ConflictMessage = gwv1.ListenerReasonProtocolConflict,
 						fmt.Sprintf("spec.listeners[%d] (port %d, %s) conflicts with %s (port %d, %s), which comes first", i, l.Port, l.Protocol, w.owner, w.port, w.protocol)
 					break
 				}
-				if w.hostname == host {
+				if w.protocol == l.Protocol && w.hostname == host {
 					st.Conflict, st.ConflictMessage = gwv1.ListenerReasonHostnameConflict,
 						fmt.Sprintf("spec.listeners[%d] (port %d, %s, hostname %q) conflicts with %s, which comes first", i, l.Port, l.Protocol, host, w.owner)
 					break

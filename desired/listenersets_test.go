@@ -155,12 +155,14 @@ func nilIfEmpty(s string) any {
 func TestListenerSetConflicts(t *testing.T) {
 	gw := allowListeners(gateway("web",
 		listener("gw", gwv1.HTTPProtocolType, 80, "gw.example.com"),
-		listener("taken", gwv1.HTTPProtocolType, 80, "taken.example.com")), gwv1.NamespacesFromSame, nil)
+		listener("taken", gwv1.HTTPProtocolType, 80, "taken.example.com"),
+		listener("dns", gwv1.TCPProtocolType, 53, "")), gwv1.NamespacesFromSame, nil)
 	first := listenerSet(ns, "first", "web", 0,
 		listener("own", gwv1.HTTPProtocolType, 80, "first.example.com"),
 		listener("taken", gwv1.HTTPProtocolType, 80, "taken.example.com"),
 		listener("tcp", gwv1.TCPProtocolType, 80, ""),
-		listener("shared", gwv1.HTTPProtocolType, 80, "shared.example.com"))
+		listener("shared", gwv1.HTTPProtocolType, 80, "shared.example.com"),
+		listener("dns-udp", gwv1.UDPProtocolType, 53, "")) // UDP beside the Gateway's TCP: no conflict
 	second := listenerSet(ns, "second", "web", time.Second,
 		listener("shared", gwv1.HTTPProtocolType, 80, "shared.example.com"))
 	res, err := desired.Gateway(&desired.Input{Gateway: gw, Class: class(), Blueprint: blueprint(nil, ""), ListenerSets: []*gwv1.ListenerSet{second, first}})
@@ -174,7 +176,7 @@ func TestListenerSetConflicts(t *testing.T) {
 	if f.Name != "first" || !f.Accepted() || s.Name != "second" || s.Reason != gwv1.ListenerSetReasonListenersNotValid {
 		t.Fatalf("first: %s %q, second: %s %q", f.Name, f.Reason, s.Name, s.Reason)
 	}
-	want := []gwv1.ListenerConditionReason{"", gwv1.ListenerReasonHostnameConflict, gwv1.ListenerReasonProtocolConflict, ""}
+	want := []gwv1.ListenerConditionReason{"", gwv1.ListenerReasonHostnameConflict, gwv1.ListenerReasonProtocolConflict, "", ""}
 	for i, l := range f.Listeners {
 		if l.Conflict != want[i] {
 			t.Errorf("first listener %s: conflict %q, want %q", l.Name, l.Conflict, want[i])

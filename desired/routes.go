@@ -48,6 +48,7 @@ func attach(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, nsLabels map[string]map[
 	for _, l := range gw.Spec.Listeners {
 		a.listeners = append(a.listeners, listenerKinds(l))
 	}
+	gatewayConflicts(gw, a.listeners)
 	parents := []*parent{{kind: "Gateway", namespace: gw.Namespace, name: gw.Name, specs: gw.Spec.Listeners, state: a.listeners}}
 	refused := map[types.NamespacedName]*ListenerSet{}
 	for i := range sets {
@@ -279,4 +280,32 @@ func hostnames(hs []gwv1.Hostname) []string {
 		out[i] = string(h)
 	}
 	return out
+}
+
+// gatewayConflicts marks the Gateway's own listeners that share a port with an earlier one of a
+// protocol that cannot share it (ProtocolConflict): the first in spec order keeps the port, as
+// the first in precedence does among ListenerSets. The API server already refuses two
+// listeners of one port, protocol and hostname. A conflicted listener serves nothing.
+func gatewayConflicts(gw *gwv1.Gateway, state []Listener) {
+	for i, l := range gw.Spec.Listeners {
+		for _, w := range gw.Spec.Listeners[:i] {
+			if w.Port != l.Port || !protocolsConflict(w.Protocol, l.Protocol) {
+				continue
+			}
+			state[i].Conflict, state[i].ConflictMessage = gwv1.ListenerReasonProtocolConflict,
+				fmt.Sprintf("spec.listeners[%d] (port %d, %s) conflicts with listener %s (port %d, %s), which comes first", i, l.Port, l.Protocol, w.Name, w.Port, w.Protocol)
+			state[i].SupportedKinds, state[i].Invalid = []gwv1.RouteGroupKind{}, ""
+			break
+		}
+	}
+}
+
+// protocolsConflict reports whether two listeners of these protocols cannot share a port:
+// any two protocols but TCP and UDP, which are different transports.
+func protocolsConflict(a, b gwv1.ProtocolType) bool {
+	if a == b {
+		return false
+	}
+	udp := func(p gwv1.ProtocolType) bool { return p == gwv1.UDPProtocolType }
+	return udp(a) == udp(b)
 }
