@@ -93,8 +93,18 @@ func parseDocument(doc string) (any, error) {
 		return nil, fmt.Errorf("line %d starts another YAML document (%q); documents must be separated by a line holding only \"---\"",
 			lineNo, strings.TrimSpace(line))
 	}
-	// Kubernetes' YAML parser (the one sigs.k8s.io/yaml uses), decoded straight into Go values:
-	// the YAML → JSON → Go round trip of sigs.k8s.io/yaml was a third of a render's time.
+	// Most documents are plain block YAML, which parseBlockYAML reads as yaml/v2 would, five
+	// to ten times faster; it declines the rest.
+	if v, ok := parseBlockYAML(doc); ok {
+		return v, nil
+	}
+	return parseYAMLv2(doc)
+}
+
+// parseYAMLv2 decodes a document with Kubernetes' YAML parser (the one sigs.k8s.io/yaml
+// uses), straight into Go values: the YAML → JSON → Go round trip of sigs.k8s.io/yaml was a
+// third of a render's time.
+func parseYAMLv2(doc string) (any, error) {
 	var v any
 	if err := yamlv2.UnmarshalStrict([]byte(doc), &v); err != nil {
 		return nil, fmt.Errorf("error converting YAML to JSON: %w", ExplainYAML(err, doc))
