@@ -205,7 +205,7 @@ func splitKey(text string) (key, rest string, ok bool) {
 			return "", "", false
 		}
 	}
-	if v, ok := resolvePlain(key); !ok || v != any(key) {
+	if !readsAsString(key) {
 		return "", "", false // a number, a boolean or null as a key: left to yaml/v2
 	}
 	return key, strings.TrimLeft(text[at+1:], " "), true
@@ -234,6 +234,17 @@ func plainValue(text string) bool {
 // yamlStyleFloat is yaml/v2's (resolve.go).
 var yamlStyleFloat = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
 
+// readsAsString reports whether yaml/v2 reads plain scalar s as the string s (as resolvePlain
+// would, without boxing the answer).
+func readsAsString(s string) bool {
+	if c := s[0]; c >= 'a' && c <= 'z' && c != 'y' && c != 'n' && c != 't' && c != 'f' && c != 'o' {
+		return true // no number, boolean or null starts so: the common case, quickly
+	}
+	v, ok := resolvePlain(s)
+	str, isString := v.(string)
+	return ok && isString && str == s
+}
+
 // resolvePlain is yaml/v2's resolution of an untagged plain scalar (resolve.go), with its
 // result converted as jsonValue converts it; ok is false where it declines: timestamps, binary
 // numbers, numbers beyond int64, NaN and infinities, which are rare and left to yaml/v2.
@@ -257,6 +268,12 @@ func resolvePlain(s string) (any, bool) {
 		if looksLikeTimestamp(s) {
 			return nil, false
 		}
+		if strings.HasPrefix(s, "0b") || strings.HasPrefix(s, "-0b") {
+			return nil, false
+		}
+		if strings.IndexFunc(s, notInNumbers) >= 0 {
+			return s, true // 100m, 128Mi: no number parses (and each failed parse allocates)
+		}
 		plain := strings.ReplaceAll(s, "_", "")
 		if i, err := strconv.ParseInt(plain, 0, 64); err == nil {
 			return i, true
@@ -274,6 +291,12 @@ func resolvePlain(s string) (any, bool) {
 		}
 	}
 	return s, true
+}
+
+// notInNumbers reports a character that none of the numbers yaml/v2 tries can hold: Go's
+// integers of any base with their prefixes and underscores, and its YAML-style floats.
+func notInNumbers(r rune) bool {
+	return !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F' || strings.ContainsRune("xXoO_+-.", r))
 }
 
 // looksLikeTimestamp is yaml/v2's quick check before it tries timestamp formats: four digits

@@ -166,12 +166,12 @@ func FuzzBlockYAML(f *testing.F) {
 // random indentations, most of them near the subset's edges, and holds parseBlockYAML to
 // yaml/v2 on each: a byte-level fuzzer rarely finds a valid nesting.
 func TestBlockYAMLRandomDocuments(t *testing.T) {
-	keys := []string{"a", "b", "name", "app.kubernetes.io/name", "on", "y", "80", "0x1", "1e3", "null", "_k", "k-", "x.y"}
+	keys := []string{"a", "b", "name", "app.kubernetes.io/name", "on", "y", "80", "0x1", "1e3", "null", "_k", "k-", "x.y", "targetPort", "no", "On", "Name", "0b1", "1_0", "8m"}
 	values := []string{
 		"", "v", "1", "-1", "+1", "08", "0x1F", "1_0", "1e3", "1.5", ".5", "1.", "~", "null", "yes", "Off", "100m",
 		"a b", "a, b", "x:y", "x: y", "x:", "--x", "-", "- v", "---", "...", "2024-01-01", "9223372036854775808",
 		`"q"`, `"a: b"`, `""`, "'s'", "''", "{}", "[]", "{a: b}", "[a]", "&x v", "*x", "!t v", "|", ">", "@v", "=v",
-		"(v)", "~v", ".inf", "0b1",
+		"(v)", "~v", ".inf", "0b1", "0_b1", "-0b1", "1:2", "0x1Fz", "1e", "0o8", "1__0", "+.5", "-0x1", "12345-6", "Yes", "t", "o",
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	accepted := 0
