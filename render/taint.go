@@ -27,11 +27,17 @@ func TaintedStrings(v any, origin func(path string) string) []Tainted {
 	walk = func(v any, path string) {
 		switch v := v.(type) {
 		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(v)) {
+			keys := make([]string, 0, len(v))
+			for k := range v {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				at := join(path, k)
 				if k != "" {
-					out = append(out, Tainted{Value: k, Origin: origin(join(path, k)) + " (a key)"})
+					out = append(out, Tainted{Value: k, Origin: origin(at) + " (a key)"})
 				}
-				walk(v[k], join(path, k))
+				walk(v[k], at)
 			}
 		case []any:
 			for i, e := range v {
