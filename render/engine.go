@@ -852,8 +852,7 @@ func (x *execution) run(c *compiled) (text string, pending *Pending, err error) 
 		return "", nil, &Error{Blueprint: x.b.Name, Template: c.field, Msg: x.budget.err.msg}
 	}
 	text = buf.buf.String()
-	docs, _ := SplitDocuments(text)
-	if err := x.budget.addObjects(len(docs)); err != nil {
+	if err := x.budget.addObjects(countDocuments(text)); err != nil {
 		return "", nil, &Error{Blueprint: x.b.Name, Template: c.field, Msg: err.Error()}
 	}
 	return text, nil, nil
