@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"text/template"
 	"text/template/parse"
 	"unsafe"
@@ -55,7 +56,14 @@ type compiled struct {
 	field string // the template's name in the set: its field path
 	// reads lists the .Resources entries the template refers to.
 	reads []string
+	// size is the length of the template's last output: its next output buffer starts that
+	// large (up to maxSizeHint) instead of doubling its way there.
+	size atomic.Int64
 }
+
+// maxSizeHint caps the buffer a render starts with, so that one large output does not make
+// every later render of the template allocate as much before it writes anything.
+const maxSizeHint = 64 << 10
 
 // Compile parses every template of a blueprint and its values schema. The error lists every
 // template that does not parse, each with its line.
@@ -824,6 +832,7 @@ func (x *execution) run(c *compiled) (text string, pending *Pending, err error) 
 		return "", nil, &Error{Blueprint: x.b.Name, Template: c.field, Msg: "not rendered: an earlier template exceeded the render's budget"}
 	}
 	buf := budgetWriter{budget: &x.budget}
+	buf.buf.Grow(int(min(c.size.Load(), maxSizeHint)))
 	x.depth, x.code = 0, x.code[:0]
 	if execErr := x.t.ExecuteTemplate(&buf, c.field, x.data); execErr != nil {
 		e, ctx := templateError(x.b.Name, c.field, execErr)
@@ -852,6 +861,7 @@ func (x *execution) run(c *compiled) (text string, pending *Pending, err error) 
 		return "", nil, &Error{Blueprint: x.b.Name, Template: c.field, Msg: x.budget.err.msg}
 	}
 	text = buf.buf.String()
+	c.size.Store(int64(len(text)))
 	if err := x.budget.addObjects(countDocuments(text)); err != nil {
 		return "", nil, &Error{Blueprint: x.b.Name, Template: c.field, Msg: err.Error()}
 	}
