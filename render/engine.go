@@ -48,6 +48,9 @@ type Blueprint struct {
 	executions sync.Pool
 	// id tells this compile from every other in the structure check's memory.
 	id uint64
+	// mutates is set when a template can change a map in place (see mayMutate): only then
+	// does a render copy what it is given.
+	mutates bool
 }
 
 // compiled is one resource template.
@@ -116,6 +119,7 @@ func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint,
 		instrument(t.Tree) // count every loop iteration and template call against the budget
 	}
 	b.words = templateWords(b.root)
+	b.mutates = mayMutate(b.root)
 	rewriteDecisions(b.root)
 	if slices.ContainsFunc(append(slices.Clip(b.gateway), append(b.route, b.status)...), func(c *compiled) bool { return c != nil && len(c.reads) > 0 }) {
 		sources := map[string]string{}
@@ -409,9 +413,16 @@ func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, erro
 			x.strict.Funcs(x.bounded())
 		}
 	}
+	// Templates get copies when they can change maps: set, unset and the merges must not reach
+	// the caller's objects, nor another render that shares them. Templates that cannot (most:
+	// text/template itself only reads) get the caller's values as they are: copying them was a
+	// twentieth of a render. B always gets its copy with placeholders.
 	cp := copyValue
-	if sub != nil {
+	switch {
+	case sub != nil:
 		cp = sub.copyValue
+	case !b.mutates:
+		cp = sameValue
 	}
 	x.budget.reset(in.Limits)
 	resources := make(map[string]any, len(b.gateway)+len(b.route))
@@ -440,6 +451,70 @@ func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, erro
 		x.data["HTTPRoute"] = deepCopyWith(in.HTTPRoute, cp)
 	}
 	return x, nil
+}
+
+func sameValue(v any) any { return v }
+
+// mutatingFuncs are the functions that change a map they are given (sprig's set, unset and
+// merges; see execution.mutating), and tpl, which runs template code that comes with the data
+// and may call them.
+var mutatingFuncs = map[string]bool{
+	"set": true, "unset": true, "merge": true, "mergeOverwrite": true, "mustMerge": true,
+	"mustMergeOverwrite": true, "tpl": true,
+}
+
+// mayMutate reports whether any template of the set names one of mutatingFuncs. text/template
+// cannot assign into a map, and the other functions return new values, so a set that names
+// none of them leaves what it reads as it was.
+func mayMutate(t *template.Template) bool {
+	found := false
+	var walk func(n parse.Node)
+	walk = func(n parse.Node) {
+		switch n := n.(type) {
+		case *parse.IdentifierNode:
+			found = found || mutatingFuncs[n.Ident]
+		case *parse.ListNode:
+			if n != nil {
+				for _, c := range n.Nodes {
+					walk(c)
+				}
+			}
+		case *parse.ActionNode:
+			walk(n.Pipe)
+		case *parse.PipeNode:
+			if n != nil {
+				for _, c := range n.Cmds {
+					walk(c)
+				}
+			}
+		case *parse.CommandNode:
+			for _, a := range n.Args {
+				walk(a)
+			}
+		case *parse.ChainNode:
+			walk(n.Node)
+		case *parse.IfNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.WithNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.RangeNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.TemplateNode:
+			walk(n.Pipe)
+		}
+	}
+	for _, tt := range t.Templates() {
+		if tt.Tree != nil {
+			walk(tt.Tree.Root)
+		}
+	}
+	return found
 }
 
 // done returns an execution to the pool.
