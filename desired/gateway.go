@@ -287,8 +287,13 @@ func tenantValues(values *precedence.Result) []render.Tainted {
 		}
 		origin := leaf.Source.Ref.String() + " value "
 		base := leaf.Path.String()
+		// Every key on the path is a tenant string, named by the whole path (what
+		// TaintedStrings says of a one-key map, without building one per key).
+		keyOrigin := origin + base + " (a key)"
 		for _, k := range leaf.Path {
-			out = append(out, render.TaintedStrings(map[string]any{k: nil}, func(string) string { return origin + base })...)
+			if k != "" {
+				out = append(out, render.Tainted{Value: k, Origin: keyOrigin})
+			}
 		}
 		out = append(out, render.TaintedStrings(leaf.Value, func(p string) string {
 			if p == "" {

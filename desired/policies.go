@@ -87,22 +87,17 @@ func decoded(ref precedence.Ref, stanza string, j *apiextensionsv1.JSON) (map[st
 	return v, nil
 }
 
-// BlueprintValues decodes a blueprint's own values.
+// BlueprintValues decodes a blueprint's own values, through the same cache as policies' values:
+// every Gateway of a class decodes the same bytes (a twentieth of a render, before).
 func BlueprintValues(bp *v1alpha1.GatewayClassBlueprint) (precedence.Blueprint, error) {
 	out := precedence.Blueprint{Name: bp.Name}
+	ref := precedence.Ref{Kind: precedence.KindBlueprint, Name: bp.Name}
 	var err error
-	if out.Default, err = decode(bp.Spec.Values.Default); err != nil {
+	if out.Default, err = decoded(ref, "default", bp.Spec.Values.Default); err != nil {
 		return out, fmt.Errorf("GatewayClassBlueprint %s spec.values.default: %w", bp.Name, err)
 	}
-	if out.Override, err = decode(bp.Spec.Values.Override); err != nil {
+	if out.Override, err = decoded(ref, "override", bp.Spec.Values.Override); err != nil {
 		return out, fmt.Errorf("GatewayClassBlueprint %s spec.values.override: %w", bp.Name, err)
 	}
 	return out, nil
-}
-
-func decode(j *apiextensionsv1.JSON) (map[string]any, error) {
-	if j == nil {
-		return nil, nil
-	}
-	return precedence.ParseValues(j.Raw)
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"text/template"
 	"text/template/parse"
 	"unsafe"
@@ -51,6 +52,9 @@ type Blueprint struct {
 	// (see resourcesRead); the memory of outputs keys a render by those alone.
 	resourceEntries []string
 	resourcesExact  bool
+	// mutates is set when a template can change a map in place (see mayMutate): only then
+	// does a render copy what it is given.
+	mutates bool
 }
 
 // compiled is one resource template.
@@ -59,7 +63,14 @@ type compiled struct {
 	field string // the template's name in the set: its field path
 	// reads lists the .Resources entries the template refers to.
 	reads []string
+	// size is the length of the template's last output: its next output buffer starts that
+	// large (up to maxSizeHint) instead of doubling its way there.
+	size atomic.Int64
 }
+
+// maxSizeHint caps the buffer a render starts with, so that one large output does not make
+// every later render of the template allocate as much before it writes anything.
+const maxSizeHint = 64 << 10
 
 // Compile parses every template of a blueprint and its values schema. The error lists every
 // template that does not parse, each with its line.
@@ -113,6 +124,7 @@ func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint,
 		instrument(t.Tree) // count every loop iteration and template call against the budget
 	}
 	b.words = templateWords(b.root)
+	b.mutates = mayMutate(b.root)
 	rewriteDecisions(b.root)
 	if slices.ContainsFunc(append(slices.Clip(b.gateway), append(b.route, b.status)...), func(c *compiled) bool { return c != nil && len(c.reads) > 0 }) {
 		sources := map[string]string{}
@@ -412,9 +424,16 @@ func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, erro
 			x.strict.Funcs(x.bounded())
 		}
 	}
+	// Templates get copies when they can change maps: set, unset and the merges must not reach
+	// the caller's objects, nor another render that shares them. Templates that cannot (most:
+	// text/template itself only reads) get the caller's values as they are: copying them was a
+	// twentieth of a render. B always gets its copy with placeholders.
 	cp := copyValue
-	if sub != nil {
+	switch {
+	case sub != nil:
 		cp = sub.copyValue
+	case !b.mutates:
+		cp = sameValue
 	}
 	x.budget.reset(in.Limits)
 	resources := make(map[string]any, len(b.gateway)+len(b.route))
@@ -453,6 +472,70 @@ func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, erro
 		x.data["Backends"] = backends
 	}
 	return x, nil
+}
+
+func sameValue(v any) any { return v }
+
+// mutatingFuncs are the functions that change a map they are given (sprig's set, unset and
+// merges; see execution.mutating), and tpl, which runs template code that comes with the data
+// and may call them.
+var mutatingFuncs = map[string]bool{
+	"set": true, "unset": true, "merge": true, "mergeOverwrite": true, "mustMerge": true,
+	"mustMergeOverwrite": true, "tpl": true,
+}
+
+// mayMutate reports whether any template of the set names one of mutatingFuncs. text/template
+// cannot assign into a map, and the other functions return new values, so a set that names
+// none of them leaves what it reads as it was.
+func mayMutate(t *template.Template) bool {
+	found := false
+	var walk func(n parse.Node)
+	walk = func(n parse.Node) {
+		switch n := n.(type) {
+		case *parse.IdentifierNode:
+			found = found || mutatingFuncs[n.Ident]
+		case *parse.ListNode:
+			if n != nil {
+				for _, c := range n.Nodes {
+					walk(c)
+				}
+			}
+		case *parse.ActionNode:
+			walk(n.Pipe)
+		case *parse.PipeNode:
+			if n != nil {
+				for _, c := range n.Cmds {
+					walk(c)
+				}
+			}
+		case *parse.CommandNode:
+			for _, a := range n.Args {
+				walk(a)
+			}
+		case *parse.ChainNode:
+			walk(n.Node)
+		case *parse.IfNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.WithNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.RangeNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.TemplateNode:
+			walk(n.Pipe)
+		}
+	}
+	for _, tt := range t.Templates() {
+		if tt.Tree != nil {
+			walk(tt.Tree.Root)
+		}
+	}
+	return found
 }
 
 // done returns an execution to the pool.
@@ -845,6 +928,7 @@ func (x *execution) run(c *compiled) (text string, pending *Pending, err error) 
 		return "", nil, &Error{Blueprint: x.b.Name, Template: c.field, Msg: "not rendered: an earlier template exceeded the render's budget"}
 	}
 	buf := budgetWriter{budget: &x.budget}
+	buf.buf.Grow(int(min(c.size.Load(), maxSizeHint)))
 	x.depth, x.code = 0, x.code[:0]
 	if execErr := x.t.ExecuteTemplate(&buf, c.field, x.data); execErr != nil {
 		e, ctx := templateError(x.b.Name, c.field, execErr)
@@ -873,8 +957,8 @@ func (x *execution) run(c *compiled) (text string, pending *Pending, err error) 
 		return "", nil, &Error{Blueprint: x.b.Name, Template: c.field, Msg: x.budget.err.msg}
 	}
 	text = buf.buf.String()
-	docs, _ := SplitDocuments(text)
-	if err := x.budget.addObjects(len(docs)); err != nil {
+	c.size.Store(int64(len(text)))
+	if err := x.budget.addObjects(countDocuments(text)); err != nil {
 		return "", nil, &Error{Blueprint: x.b.Name, Template: c.field, Msg: err.Error()}
 	}
 	return text, nil, nil

@@ -619,6 +619,22 @@ func TestRenderDoesNotChangeItsInput(t *testing.T) {
 	}
 }
 
+// TestTplCannotChangeTheInput: a blueprint that names no function changing maps gets the
+// caller's values without a copy, unless it uses tpl, which runs code that comes with the data.
+func TestTplCannotChangeTheInput(t *testing.T) {
+	b := mustCompile(t, gatewaySpec(map[string]string{"cm": "{{ tpl .Values.code . }}\n" + configMap("cm")}))
+	newInput := func() *render.Input {
+		return input(map[string]any{"code": `{{ $_ := set .Values "added" "x" }}{{ $_ := set .Gateway.metadata "added" "x" }}`})
+	}
+	in := newInput()
+	if _, err := b.RenderGateway(in); err != nil {
+		t.Fatalf("RenderGateway: %v", err)
+	}
+	if want := newInput(); !reflect.DeepEqual(in, want) {
+		t.Errorf("input changed by the render:\n got %#v\nwant %#v", in, want)
+	}
+}
+
 // TestConcurrentRenders renders one compiled blueprint from many goroutines, each with its own
 // input and all with a shared one; run with -race.
 func TestConcurrentRenders(t *testing.T) {

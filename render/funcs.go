@@ -203,13 +203,18 @@ func required(msg string, v any) (any, error) {
 // or Kubernetes' limit (63 for most names and label values, 32 for an AWS load balancer).
 // Used in templates as `shortname 63 .Gateway.metadata.name "lb"`.
 func Shortname(max int, parts ...any) (string, error) {
-	strs := make([]string, 0, len(parts))
-	for _, p := range parts {
-		if s := fmt.Sprint(p); s != "" {
-			strs = append(strs, s)
+	var full string
+	if s, ok := onlyString(parts); ok {
+		full = s // one string, as labels and most names are: nothing to print or join
+	} else {
+		strs := make([]string, 0, len(parts))
+		for _, p := range parts {
+			if s := fmt.Sprint(p); s != "" {
+				strs = append(strs, s)
+			}
 		}
+		full = strings.Join(strs, "-")
 	}
-	full := strings.Join(strs, "-")
 	if len(full) <= max {
 		return full, nil
 	}
@@ -220,4 +225,12 @@ func Shortname(max int, parts ...any) (string, error) {
 	sum := sha256.Sum256([]byte(full))
 	head := strings.TrimRight(full[:max-hashLen-1], "-.")
 	return head + "-" + hex.EncodeToString(sum[:])[:hashLen], nil
+}
+
+func onlyString(parts []any) (string, bool) {
+	if len(parts) != 1 {
+		return "", false
+	}
+	s, ok := parts[0].(string)
+	return s, ok
 }

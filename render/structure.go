@@ -254,7 +254,7 @@ func (s *structureCheck) blame(c *compiled, textA string, parsedA []any, docA in
 			lo = mid
 		}
 	}
-	origin := s.sub.origin[s.sub.originals[hi-1]]
+	origin := s.sub.origins[hi-1]
 	failure, code, commented = nil, false, false
 	reproduced := differs(hi)
 	if spent != nil {

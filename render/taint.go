@@ -27,11 +27,17 @@ func TaintedStrings(v any, origin func(path string) string) []Tainted {
 	walk = func(v any, path string) {
 		switch v := v.(type) {
 		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(v)) {
+			keys := make([]string, 0, len(v))
+			for k := range v {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				at := join(path, k)
 				if k != "" {
-					out = append(out, Tainted{Value: k, Origin: origin(join(path, k)) + " (a key)"})
+					out = append(out, Tainted{Value: k, Origin: origin(at) + " (a key)"})
 				}
-				walk(v[k], join(path, k))
+				walk(v[k], at)
 			}
 		case []any:
 			for i, e := range v {
@@ -89,10 +95,10 @@ const placeholderPrefix = "qz"
 // substitution maps each distinct tenant string to its placeholder, a plain word that YAML
 // reads as one string in any context.
 type substitution struct {
-	originals []string          // distinct tenant strings, sorted; placeholder i stands for originals[i]
-	index     map[string]int    // original → i
-	origin    map[string]string // original → where it first came from
-	width     int               // digits of a placeholder's number
+	originals []string       // distinct tenant strings, sorted; placeholder i stands for originals[i]
+	index     map[string]int // original → i
+	origins   []string       // where originals[i] first came from
+	width     int            // digits of a placeholder's number
 	// keep holds the map keys that stay as they are: names the blueprint's templates spell out
 	// (`.Values.service`, `index .Gateway.metadata.labels "app"`), which it must be able to
 	// look up, and which are its own words rather than tenant content.
@@ -105,19 +111,23 @@ type substitution struct {
 }
 
 func newSubstitution(tainted []Tainted, keep map[string]bool) *substitution {
-	s := &substitution{index: make(map[string]int, len(tainted)), origin: make(map[string]string, len(tainted)), keep: keep, allInert: true}
-	for _, t := range tainted {
+	// One map serves twice: first from each distinct string to its first Tainted, then to its
+	// place in sorted order (a second map of origins was a twentieth of a render's garbage).
+	s := &substitution{index: make(map[string]int, len(tainted)), keep: keep, allInert: true}
+	for i, t := range tainted {
 		if t.Value == "" {
 			continue
 		}
-		if _, ok := s.origin[t.Value]; !ok {
-			s.origin[t.Value] = t.Origin
+		if _, ok := s.index[t.Value]; !ok {
+			s.index[t.Value] = i
 			s.originals = append(s.originals, t.Value)
 			s.allInert = s.allInert && inert(t.Value)
 		}
 	}
 	sort.Strings(s.originals)
+	s.origins = make([]string, len(s.originals))
 	for i, o := range s.originals {
+		s.origins[i] = tainted[s.index[o]].Origin
 		s.index[o] = i
 	}
 	s.width = len(strconv.Itoa(len(s.originals)))
