@@ -185,3 +185,98 @@ func FuzzBlockYAMLReview(f *testing.F) {
 		checkBlockYAML(t, doc)
 	})
 }
+
+// emitTree prints a random tree as block YAML: random indentation steps, sequences at their
+// key's indentation or further, `- key: v` items with extra spaces after the dash.
+func emitTree(rng *rand.Rand, b *strings.Builder, depth, indent int, keys, values []string) {
+	pick := func(l []string) string { return l[rng.IntN(len(l))] }
+	pad := strings.Repeat(" ", indent)
+	if depth > 0 && rng.IntN(3) == 0 {
+		// A sequence.
+		for range 1 + rng.IntN(3) {
+			dash := "-" + strings.Repeat(" ", 1+rng.IntN(3))
+			switch rng.IntN(3) {
+			case 0:
+				b.WriteString(pad + dash + pick(values) + "\n")
+			case 1:
+				b.WriteString(pad + dash)
+				sub := indent + len(dash)
+				var inner strings.Builder
+				emitMapping(rng, &inner, depth-1, sub, keys, values)
+				b.WriteString(strings.TrimPrefix(inner.String(), strings.Repeat(" ", sub)))
+			case 2:
+				b.WriteString(pad + dash + "{}\n")
+			}
+		}
+		return
+	}
+	emitMapping(rng, b, depth, indent, keys, values)
+}
+
+func emitMapping(rng *rand.Rand, b *strings.Builder, depth, indent int, keys, values []string) {
+	pick := func(l []string) string { return l[rng.IntN(len(l))] }
+	pad := strings.Repeat(" ", indent)
+	used := map[string]bool{}
+	for range 1 + rng.IntN(3) {
+		k := pick(keys)
+		if used[k] {
+			continue
+		}
+		used[k] = true
+		if depth == 0 || rng.IntN(2) == 0 {
+			b.WriteString(pad + k + ": " + pick(values) + "\n")
+			continue
+		}
+		b.WriteString(pad + k + ":\n")
+		step := rng.IntN(4) // 0: a sequence at the key's indentation, if one comes
+		emitTree(rng, b, depth-1, indent+step, keys, values)
+	}
+}
+
+// TestBlockYAMLReviewTrees: nested documents the subset reads, printed with varied
+// indentation, then with one line's indentation moved by one or two spaces, or two lines
+// joined: parseBlockYAML must agree with yaml/v2 on all of them.
+func TestBlockYAMLReviewTrees(t *testing.T) {
+	n := 20000
+	if s := os.Getenv("BLOCKYAML_REVIEW_DOCS"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	keys := tameList(reviewKeys, func(k string) string { return k + ": 1\n" })
+	values := tameList(reviewValues, func(v string) string { return "k: " + v + "\n" })
+	accepted, mutants := 0, 0
+	for range n {
+		var b strings.Builder
+		emitTree(rng, &b, 1+rng.IntN(4), rng.IntN(3), keys, values)
+		doc := b.String()
+		if checkBlockYAML(t, doc) {
+			accepted++
+		}
+		lines := strings.SplitAfter(doc, "\n")
+		for range 3 {
+			m := append([]string(nil), lines...)
+			i := rng.IntN(len(m))
+			switch rng.IntN(4) {
+			case 0:
+				m[i] = strings.Repeat(" ", 1+rng.IntN(2)) + m[i]
+			case 1:
+				m[i] = strings.TrimPrefix(m[i], " ")
+				m[i] = strings.TrimPrefix(m[i], " ")
+			case 2:
+				if i+1 < len(m) {
+					m[i] = strings.TrimSuffix(m[i], "\n") + " " + strings.TrimLeft(m[i+1], " ")
+					m[i+1] = ""
+				}
+			case 3:
+				m[i] = strings.Replace(m[i], ": ", ":\n"+strings.Repeat(" ", rng.IntN(8)), 1)
+			}
+			if checkBlockYAML(t, strings.Join(m, "")) {
+				mutants++
+			}
+		}
+		if t.Failed() {
+			return
+		}
+	}
+	t.Logf("accepted %d of %d trees, %d of %d mutants", accepted, n, mutants, 3*n)
+}
