@@ -33,13 +33,28 @@ func TestBlockYAMLReviewDisagreements(t *testing.T) {
 		"- " + long + ": v\n",
 		"metadata:\n  labels:\n    " + long + ": \"v\"\n",
 		"a:\n- b: 1\n  " + long + ":\n  - x\n",
-		deepBlockYAML(10001),
 	} {
 		if _, err := parseYAMLv2(doc); err == nil {
 			t.Fatalf("yaml/v2 reads %.40q...; the case is moot", doc)
 		}
 		if _, ok := parseBlockYAML(doc); ok {
 			t.Errorf("parseBlockYAML accepted %.40q... (%d bytes), which yaml/v2 refuses", doc, len(doc))
+		}
+	}
+	// yaml/v2 refuses 10001 levels; the fast path declines any line indented more than
+	// maxBlockIndent, and so any document nested past about 2*maxBlockIndent levels. The 50 MB
+	// document that shows yaml/v2's limit takes seconds (ten under -race): set
+	// BLOCKYAML_REVIEW_DEEP to check it.
+	if _, ok := parseBlockYAML(deepBlockYAML(maxBlockIndent + 1)); ok {
+		t.Errorf("parseBlockYAML accepted a line indented %d spaces", maxBlockIndent+1)
+	}
+	if os.Getenv("BLOCKYAML_REVIEW_DEEP") != "" {
+		deep := deepBlockYAML(10001)
+		if _, err := parseYAMLv2(deep); err == nil {
+			t.Errorf("yaml/v2 reads 10001 levels")
+		}
+		if _, ok := parseBlockYAML(deep); ok {
+			t.Errorf("parseBlockYAML accepted 10001 levels, which yaml/v2 refuses")
 		}
 	}
 	// At the limits, both read the document.
