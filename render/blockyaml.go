@@ -22,14 +22,26 @@ import (
 //
 // The subset, line by line (anything else declines):
 //   - only printable ASCII, no tab, no carriage return, and no '#' anywhere (so no comments);
-//   - indentation by spaces; no trailing spaces;
+//   - indentation by spaces, at most maxBlockIndent of them; no trailing spaces;
 //   - `key: value`, `key:` followed by a nested block (more indented, or a sequence at the same
 //     indentation) or by nothing (null); keys are plain words of [A-Za-z0-9_./-] that YAML 1.1
-//     reads as strings, not numbers, booleans or null; no duplicate keys;
+//     reads as strings, not numbers, booleans or null, at most maxBlockKey bytes long; no
+//     duplicate keys;
 //   - `- value` and `- key: value` (the item's mapping continues at the key's column);
 //   - values: a plain scalar of letters, digits and ` ._/-:=+~@(),` (no `: `, no ':' at the
 //     end, on one line), resolved as yaml/v2 resolves it; a double-quoted string without
 //     escapes; a single-quoted string without quotes in it; `{}` and `[]`.
+
+// maxBlockKey bounds a key's length: YAML limits an implicit key to 1024 characters, and
+// yaml/v2 refuses a longer one ("mapping values are not allowed in this context"), which a
+// tenant's label key could be. Longer keys are left to yaml/v2, with a margin.
+const maxBlockKey = 1000
+
+// maxBlockIndent bounds a line's indentation, and so the nesting: yaml/v2 refuses documents
+// nested deeper than 10000 levels ("exceeded max depth"), and with every line indented at most
+// 1000 spaces the subset nests at most about 2000 (each level indents further, or is a
+// sequence at its key's indentation). Deeper documents are left to yaml/v2.
+const maxBlockIndent = 1000
 
 // blockLine is one non-blank line: its indentation and the rest.
 type blockLine struct {
@@ -57,7 +69,7 @@ func parseBlockYAML(doc string) (v any, ok bool) {
 		if text == "" {
 			continue
 		}
-		if text[len(text)-1] == ' ' {
+		if text[len(text)-1] == ' ' || len(l)-len(text) > maxBlockIndent {
 			return nil, false
 		}
 		p.lines = append(p.lines, blockLine{indent: len(l) - len(text), text: text})
@@ -197,6 +209,9 @@ func splitKey(text string) (key, rest string, ok bool) {
 		return "", "", false
 	}
 	key = text[:at]
+	if len(key) > maxBlockKey {
+		return "", "", false // longer than an implicit key may be (see maxBlockKey)
+	}
 	if c := key[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
 		return "", "", false
 	}
