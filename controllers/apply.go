@@ -256,15 +256,26 @@ func (r *GatewayReconciler) applyUnit(ctx context.Context, gw *gwv1.Gateway, obj
 	if err := errors.Join(dryErrs...); err != nil {
 		return nil, err
 	}
-	var applied []objectKey
-	for _, o := range write {
-		if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(o), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
-			return applied, fmt.Errorf("apply %s: %w", keyOf(o), err)
-		}
-		r.tracker.applied(o) // the apply wrote the server's answer, resourceVersion included, into o
-		applied = append(applied, keyOf(o))
+	// The writes go out at once too: the dry-runs, also made at once, found each acceptable
+	// on its own, so none waits for another.
+	applyErrs := make([]error, len(write))
+	for i, o := range write {
+		wg.Go(func() {
+			if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(o), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+				applyErrs[i] = fmt.Errorf("apply %s: %w", keyOf(o), err)
+				return
+			}
+			r.tracker.applied(o) // the apply wrote the server's answer, resourceVersion included, into o
+		})
 	}
-	return applied, nil
+	wg.Wait()
+	var applied []objectKey
+	for i, o := range write {
+		if applyErrs[i] == nil {
+			applied = append(applied, keyOf(o))
+		}
+	}
+	return applied, errors.Join(applyErrs...)
 }
 
 type conflicts []error
