@@ -168,62 +168,23 @@ func keys(cs []*compiled) []string {
 // resourceReads finds the .Resources.<name> fields a template refers to.
 func resourceReads(tree *parse.Tree) []string {
 	seen := map[string]bool{}
-	var visit func(parse.Node)
-	visit = func(n parse.Node) {
-		switch n := n.(type) {
-		case *parse.FieldNode:
-			if len(n.Ident) >= 2 && n.Ident[0] == "Resources" {
-				seen[n.Ident[1]] = true
-			}
-		case *parse.ListNode:
-			if n != nil {
-				for _, c := range n.Nodes {
-					visit(c)
+	if tree != nil {
+		inspect(tree.Root, func(n parse.Node) {
+			switch n := n.(type) {
+			case *parse.FieldNode:
+				if len(n.Ident) >= 2 && n.Ident[0] == "Resources" {
+					seen[n.Ident[1]] = true
+				}
+			case *parse.VariableNode:
+				if len(n.Ident) >= 3 && n.Ident[0] == "$" && n.Ident[1] == "Resources" {
+					seen[n.Ident[2]] = true
+				}
+			case *parse.CommandNode:
+				if name, ok := indexedResource(n.Args); ok {
+					seen[name] = true
 				}
 			}
-		case *parse.ActionNode:
-			visit(n.Pipe)
-		case *parse.PipeNode:
-			if n == nil {
-				return
-			}
-			for _, d := range n.Decl {
-				visit(d)
-			}
-			for _, c := range n.Cmds {
-				visit(c)
-			}
-		case *parse.VariableNode:
-			if len(n.Ident) >= 3 && n.Ident[0] == "$" && n.Ident[1] == "Resources" {
-				seen[n.Ident[2]] = true
-			}
-		case *parse.CommandNode:
-			if name, ok := indexedResource(n.Args); ok {
-				seen[name] = true
-			}
-			for _, a := range n.Args {
-				visit(a)
-			}
-		case *parse.ChainNode:
-			visit(n.Node)
-		case *parse.IfNode:
-			visit(n.Pipe)
-			visit(n.List)
-			visit(n.ElseList)
-		case *parse.RangeNode:
-			visit(n.Pipe)
-			visit(n.List)
-			visit(n.ElseList)
-		case *parse.WithNode:
-			visit(n.Pipe)
-			visit(n.List)
-			visit(n.ElseList)
-		case *parse.TemplateNode:
-			visit(n.Pipe)
-		}
-	}
-	if tree != nil {
-		visit(tree.Root)
+		})
 	}
 	return slices.Sorted(maps.Keys(seen))
 }
@@ -489,52 +450,11 @@ var mutatingFuncs = map[string]bool{
 // none of them leaves what it reads as it was.
 func mayMutate(t *template.Template) bool {
 	found := false
-	var walk func(n parse.Node)
-	walk = func(n parse.Node) {
-		switch n := n.(type) {
-		case *parse.IdentifierNode:
-			found = found || mutatingFuncs[n.Ident]
-		case *parse.ListNode:
-			if n != nil {
-				for _, c := range n.Nodes {
-					walk(c)
-				}
-			}
-		case *parse.ActionNode:
-			walk(n.Pipe)
-		case *parse.PipeNode:
-			if n != nil {
-				for _, c := range n.Cmds {
-					walk(c)
-				}
-			}
-		case *parse.CommandNode:
-			for _, a := range n.Args {
-				walk(a)
-			}
-		case *parse.ChainNode:
-			walk(n.Node)
-		case *parse.IfNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.WithNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.RangeNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.TemplateNode:
-			walk(n.Pipe)
+	inspectAll(t, func(n parse.Node) {
+		if id, ok := n.(*parse.IdentifierNode); ok && mutatingFuncs[id.Ident] {
+			found = true
 		}
-	}
-	for _, tt := range t.Templates() {
-		if tt.Tree != nil {
-			walk(tt.Tree.Root)
-		}
-	}
+	})
 	return found
 }
 

@@ -259,33 +259,13 @@ func holdsPlaceholder(k string) bool { return strings.Contains(k, placeholderPre
 // these names keep them in B, so that the templates still find what they look up.
 func templateWords(t *template.Template) map[string]bool {
 	words := map[string]bool{}
-	var walk func(n parse.Node)
-	walk = func(n parse.Node) {
+	inspectAll(t, func(n parse.Node) {
 		switch n := n.(type) {
-		case *parse.ListNode:
-			if n != nil {
-				for _, c := range n.Nodes {
-					walk(c)
-				}
-			}
-		case *parse.ActionNode:
-			walk(n.Pipe)
-		case *parse.PipeNode:
-			if n != nil {
-				for _, c := range n.Cmds {
-					walk(c)
-				}
-			}
-		case *parse.CommandNode:
-			for _, a := range n.Args {
-				walk(a)
-			}
 		case *parse.FieldNode:
 			for _, w := range n.Ident {
 				words[w] = true
 			}
 		case *parse.ChainNode:
-			walk(n.Node)
 			for _, w := range n.Field {
 				words[w] = true
 			}
@@ -295,28 +275,10 @@ func templateWords(t *template.Template) map[string]bool {
 			}
 		case *parse.StringNode:
 			words[n.Text] = true
-		case *parse.IfNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.WithNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.RangeNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
 		case *parse.TemplateNode:
 			words[n.Name] = true
-			walk(n.Pipe)
 		}
-	}
-	for _, tt := range t.Templates() {
-		if tt.Tree != nil {
-			walk(tt.Tree.Root)
-		}
-	}
+	})
 	// A word that could change structure itself (a "\n" the template passes to replace) is
 	// no name to look up: a tenant key equal to it is still replaced.
 	maps.DeleteFunc(words, func(w string, _ bool) bool { return !inert(w) })
