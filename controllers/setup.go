@@ -174,10 +174,15 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 			case <-ctx.Done():
 				return nil
 			case e := <-policyEvents:
+				to := gcEvents
 				if _, ok := e.Object.(*v1alpha1.GatewayClassConfig); ok {
-					gccEvents <- e
-				} else {
-					gcEvents <- e
+					to = gccEvents
+				}
+				// The policy controllers stop reading at shutdown: never wait past it.
+				select {
+				case to <- e:
+				case <-ctx.Done():
+					return nil
 				}
 			}
 		}
