@@ -73,6 +73,10 @@ type Result struct {
 	PeakRSSMiB       float64        `json:"peakRSSMiB"`
 	ResyncWrites     map[string]int `json:"resyncWrites"`
 	ResyncReconciles int            `json:"resyncReconciles"`
+	// RestartSeconds is from the restarted controller's start until it has reconciled every
+	// Gateway once; RestartCPUSeconds is its CPU in that time.
+	RestartSeconds    float64 `json:"restartSeconds"`
+	RestartCPUSeconds float64 `json:"restartCPUSeconds"`
 
 	GlobalEditSeconds    float64        `json:"globalEditSeconds"`
 	GlobalEditWrites     map[string]int `json:"globalEditWrites"`
@@ -116,6 +120,7 @@ func main() {
 	flag.StringVar(&gantryBinary, "gantry", "", "the gantry binary to measure (default: built from this checkout)")
 	flag.StringVar(&profileFile, "cpuprofile", "", "write a CPU profile of the controller's first seconds (with -n; see -profile-seconds)")
 	flag.IntVar(&profileSeconds, "profile-seconds", 10, "how long -cpuprofile profiles, from the controller's start")
+	flag.StringVar(&heapProfileFile, "heapprofile", "", "write a profile of the controller's live heap once it has converged (with -n)")
 	// What users get: gantry controller's default (no client-side limit).
 	flag.Float64Var(&clientQPS, "qps", cli.DefaultKubeAPIQPS, "the controller client's QPS, as --kube-api-qps (negative: no client-side limit)")
 	flag.IntVar(&clientBurst, "burst", 0, "the controller client's burst, as --kube-api-burst (0: twice the QPS)")
@@ -263,6 +268,11 @@ func measure(n int) (*Result, error) {
 	res.Writes, res.WritesNoEvents, res.Reads = split(cnt.snapshot())
 	res.DryRuns = dryRuns(cnt.snapshot())
 	res.PeakHeapMiB = p.peakHeapMiB()
+	if heapProfileFile != "" {
+		if err := p.heapProfile(heapProfileFile); err != nil {
+			return nil, err
+		}
+	}
 
 	if err := <-profiled; err != nil {
 		return nil, err
@@ -272,11 +282,16 @@ func measure(n int) (*Result, error) {
 	// Gateway again, with nothing changed.
 	p.stop()
 	before := cnt.snapshot()
+	began = time.Now()
 	if p, err = start(); err != nil {
 		return nil, err
 	}
 	defer p.stop()
 	waitReconciles(p, n)
+	res.RestartSeconds = time.Since(began).Seconds()
+	if res.RestartCPUSeconds, err = p.cpuSeconds(); err != nil {
+		return nil, err
+	}
 	quiet(cnt)
 	res.ResyncWrites = writesOnly(since(cnt.snapshot(), before))
 	res.ResyncReconciles = p.reconciles()
@@ -331,6 +346,9 @@ var gantryBinary string
 var (
 	profileFile    string
 	profileSeconds int
+	// heapProfileFile, when set, receives a profile of the controller's live heap after the
+	// first convergence.
+	heapProfileFile string
 )
 
 func nsName(i int) string { return fmt.Sprintf("bench-%02d", i) }
@@ -594,6 +612,8 @@ func printTable(w *os.File, rs []Result) {
 	row("resync writes", func(r Result) string { return strconv.Itoa(total(r.ResyncWrites)) })
 	row("resync Gateway reconciles", func(r Result) string { return strconv.Itoa(r.ResyncReconciles) })
 	row("restart renders/remembered", func(r Result) string { return r.ResyncRenders.String() })
+	row("restart: all reconciled (s)", func(r Result) string { return fmt.Sprintf("%.1f", r.RestartSeconds) })
+	row("restart CPU (s)", func(r Result) string { return fmt.Sprintf("%.1f", r.RestartCPUSeconds) })
 	row("global edit (s)", func(r Result) string { return fmt.Sprintf("%.1f", r.GlobalEditSeconds) })
 	row("global edit writes", func(r Result) string { return strconv.Itoa(total(r.GlobalEditWrites)) })
 	row("global edit renders/remembered", func(r Result) string { return r.GlobalEditRenders.String() })

@@ -166,7 +166,16 @@ func startControllerProcess(bin, kubeconfig, logDir string, run int) (*controlle
 
 // profile writes a CPU profile of the next seconds to file.
 func (p *controllerProcess) profile(file string, seconds int) error {
-	resp, err := http.Get(fmt.Sprintf("%s/profile?seconds=%d", p.pprof, seconds))
+	return p.fetchProfile(file, fmt.Sprintf("profile?seconds=%d", seconds))
+}
+
+// heapProfile writes a profile of the live heap, after a garbage collection, to file.
+func (p *controllerProcess) heapProfile(file string) error {
+	return p.fetchProfile(file, "heap?gc=1")
+}
+
+func (p *controllerProcess) fetchProfile(file, which string) error {
+	resp, err := http.Get(fmt.Sprintf("%s/%s", p.pprof, which))
 	if err != nil {
 		return err
 	}
