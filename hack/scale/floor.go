@@ -149,8 +149,7 @@ func measureFloor(ctx context.Context, n int, writes []gatewayWrites) (float64, 
 		return 0, err
 	}
 	defer proxy.stop()
-	wcfg := &rest.Config{Host: proxy.url, QPS: -1}
-	w, err := client.New(wcfg, client.Options{Scheme: controllers.NewScheme()})
+	w, err := client.New(proxy.restConfig(), client.Options{Scheme: controllers.NewScheme()})
 	if err != nil {
 		return 0, err
 	}

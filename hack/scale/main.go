@@ -226,7 +226,7 @@ func measure(n int) (*Result, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(work)
-	kubeconfig, err := writeKubeconfig(work, proxy.url)
+	kubeconfig, err := writeKubeconfig(work, proxy)
 	if err != nil {
 		return nil, err
 	}
