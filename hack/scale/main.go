@@ -106,10 +106,12 @@ type Result struct {
 	GatewayReconcilesTotal int     `json:"gatewayReconcilesTotal"`
 }
 
-// clientQPS and clientBurst are the controller client's rate limit.
+// clientQPS and clientBurst are the controller client's rate limit; gatewayWorkers, when not 0,
+// its --gateway-concurrency.
 var (
-	clientQPS   float64
-	clientBurst int
+	clientQPS      float64
+	clientBurst    int
+	gatewayWorkers int
 )
 
 func main() {
@@ -124,6 +126,7 @@ func main() {
 	// What users get: gantry controller's default (no client-side limit).
 	flag.Float64Var(&clientQPS, "qps", cli.DefaultKubeAPIQPS, "the controller client's QPS, as --kube-api-qps (negative: no client-side limit)")
 	flag.IntVar(&clientBurst, "burst", 0, "the controller client's burst, as --kube-api-burst (0: twice the QPS)")
+	flag.IntVar(&gatewayWorkers, "workers", 0, "the controller's --gateway-concurrency (0: its default); the floor keeps its own 4 workers")
 	flag.Parse()
 	ctrl.SetLogger(logr.Discard()) // the harness prints figures; the controller's logs are not its output
 	if gantryBinary == "" {
@@ -155,7 +158,7 @@ func main() {
 			os.Exit(2)
 		}
 		fmt.Fprintf(os.Stderr, "measuring %d Gateways ...\n", n)
-		cmd := exec.Command(os.Args[0], "-n", strconv.Itoa(n), "-qps", fmt.Sprint(clientQPS), "-burst", strconv.Itoa(clientBurst), "-gantry", gantryBinary)
+		cmd := exec.Command(os.Args[0], "-n", strconv.Itoa(n), "-qps", fmt.Sprint(clientQPS), "-burst", strconv.Itoa(clientBurst), "-workers", strconv.Itoa(gatewayWorkers), "-gantry", gantryBinary)
 		cmd.Stderr = os.Stderr
 		b, err := cmd.Output()
 		if err != nil {

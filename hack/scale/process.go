@@ -148,6 +148,9 @@ func startControllerProcess(bin, kubeconfig, logDir string, run int) (*controlle
 	if clientBurst > 0 {
 		args = append(args, "--kube-api-burst", strconv.Itoa(clientBurst))
 	}
+	if gatewayWorkers > 0 {
+		args = append(args, "--gateway-concurrency", strconv.Itoa(gatewayWorkers))
+	}
 	p := &controllerProcess{metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", port), pprof: fmt.Sprintf("http://127.0.0.1:%d/debug/pprof", pprofPort),
 		log: filepath.Join(logDir, fmt.Sprintf("controller-%d.log", run)), done: make(chan struct{})}
 	logFile, err := os.Create(p.log)
