@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -23,10 +24,11 @@ import (
 // The floor: what the API server itself needs for the writes of a first convergence. A bare
 // client, on a fresh API server holding the same inputs, applies the objects Gantry applied
 // (server-side apply, field manager gantry), writes each Gateway's status as Gantry wrote it
-// and creates one Event per Gateway, with as many workers as Gantry reconciles Gateways at once
-// and no client-side rate limit. No templates, no precedence, no dry-runs, no caches, no
-// policy status; its requests pass through the same kind of counting proxy. Gantry's first
-// convergence is reported as a ratio to it.
+// and creates one Event per Gateway, with as many workers as Gantry reconciles Gateways at
+// once, each writing a Gateway's objects at once as Gantry writes a unit's, and no client-side
+// rate limit. No templates, no precedence, no dry-runs, no caches, no policy status; its
+// requests pass through the same kind of counting proxy. Gantry's first convergence is
+// reported as a ratio to it.
 
 // renderedKinds are the kinds the scenario's blueprint (proxy, PDB on) renders.
 var renderedKinds = []schema.GroupVersionKind{
@@ -187,10 +189,19 @@ func measureFloor(ctx context.Context, n int, writes []gatewayWrites) (float64, 
 }
 
 func writeGateway(ctx context.Context, c client.Client, w gatewayWrites) error {
-	for _, o := range w.objects {
-		if err := c.Patch(ctx, o.DeepCopy(), client.Apply, client.FieldOwner("gantry"), client.ForceOwnership); err != nil {
-			return fmt.Errorf("floor: apply %s %s/%s: %w", o.GetKind(), o.GetNamespace(), o.GetName(), err)
-		}
+	// A Gateway's objects at once, as Gantry writes a unit's: the same parallelism.
+	errs := make([]error, len(w.objects))
+	var wg sync.WaitGroup
+	for i, o := range w.objects {
+		wg.Go(func() {
+			if err := c.Patch(ctx, o.DeepCopy(), client.Apply, client.FieldOwner("gantry"), client.ForceOwnership); err != nil {
+				errs[i] = fmt.Errorf("floor: apply %s %s/%s: %w", o.GetKind(), o.GetNamespace(), o.GetName(), err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	// A merge patch of the whole status, from what is known: no read first, as Gantry reads
 	// its cache.
