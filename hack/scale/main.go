@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -122,6 +123,7 @@ func main() {
 	flag.StringVar(&gantryBinary, "gantry", "", "the gantry binary to measure (default: built from this checkout)")
 	flag.StringVar(&profileFile, "cpuprofile", "", "write a CPU profile of the controller's first seconds (with -n; see -profile-seconds)")
 	flag.IntVar(&profileSeconds, "profile-seconds", 10, "how long -cpuprofile profiles, from the controller's start")
+	flag.StringVar(&offlineProfileFile, "offline-cpuprofile", "", "write a CPU profile of the offline phase's timed renders, and stop after that phase (with -n)")
 	flag.StringVar(&heapProfileFile, "heapprofile", "", "write a profile of the controller's live heap once it has converged (with -n)")
 	// What users get: gantry controller's default (no client-side limit).
 	flag.Float64Var(&clientQPS, "qps", cli.DefaultKubeAPIQPS, "the controller client's QPS, as --kube-api-qps (negative: no client-side limit)")
@@ -195,6 +197,9 @@ func measure(n int) (*Result, error) {
 	}
 	rendered1, remembered1 := render.CheckRenders()
 	res.OfflineCheckRenders, res.OfflineCheckRemembered = rendered1-rendered0, remembered1-remembered0
+	if offlineProfileFile != "" {
+		return res, nil
+	}
 	render.SetCheckMemory(render.DefaultCheckMemory) // the controller starts with an empty memory
 	env, cfg, err := testenv.Start()
 	if err != nil {
@@ -352,6 +357,9 @@ var (
 	// heapProfileFile, when set, receives a profile of the controller's live heap after the
 	// first convergence.
 	heapProfileFile string
+	// offlineProfileFile, when set, receives a CPU profile of the offline phase's timed
+	// renders, and the run ends after that phase.
+	offlineProfileFile string
 )
 
 func nsName(i int) string { return fmt.Sprintf("bench-%02d", i) }
@@ -560,6 +568,17 @@ func offline(objs []client.Object, res *Result) error {
 		return err
 	}
 	var times []float64
+	if offlineProfileFile != "" {
+		f, err := os.Create(offlineProfileFile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	for _, gw := range set.Gateways {
 		in := set.Input(gw, controllerNS)
 		t0 := time.Now()
