@@ -124,6 +124,7 @@ func main() {
 	flag.StringVar(&profileFile, "cpuprofile", "", "write a CPU profile of the controller's first seconds (with -n; see -profile-seconds)")
 	flag.IntVar(&profileSeconds, "profile-seconds", 10, "how long -cpuprofile profiles, from the controller's start")
 	flag.StringVar(&offlineProfileFile, "offline-cpuprofile", "", "write a CPU profile of the offline phase's timed renders, and stop after that phase (with -n)")
+	flag.StringVar(&restartProfileFile, "restart-cpuprofile", "", "write a CPU profile of the restarted controller's first seconds (with -n; see -profile-seconds)")
 	flag.StringVar(&heapProfileFile, "heapprofile", "", "write a profile of the controller's live heap once it has converged (with -n)")
 	// What users get: gantry controller's default (no client-side limit).
 	flag.Float64Var(&clientQPS, "qps", cli.DefaultKubeAPIQPS, "the controller client's QPS, as --kube-api-qps (negative: no client-side limit)")
@@ -295,12 +296,21 @@ func measure(n int) (*Result, error) {
 		return nil, err
 	}
 	defer p.stop()
+	restartProfiled := make(chan error, 1)
+	if restartProfileFile != "" {
+		go func() { restartProfiled <- p.profile(restartProfileFile, profileSeconds) }()
+	} else {
+		restartProfiled <- nil
+	}
 	waitReconciles(p, n)
 	res.RestartSeconds = time.Since(began).Seconds()
 	if res.RestartCPUSeconds, err = p.cpuSeconds(); err != nil {
 		return nil, err
 	}
 	quiet(cnt)
+	if err := <-restartProfiled; err != nil {
+		return nil, err
+	}
 	res.ResyncWrites = writesOnly(since(cnt.snapshot(), before))
 	res.ResyncReconciles = p.reconciles()
 	res.ResyncRenders = p.templateRenders()
@@ -357,6 +367,8 @@ var (
 	// heapProfileFile, when set, receives a profile of the controller's live heap after the
 	// first convergence.
 	heapProfileFile string
+	// restartProfileFile, when set, receives a CPU profile of the restarted controller.
+	restartProfileFile string
 	// offlineProfileFile, when set, receives a CPU profile of the offline phase's timed
 	// renders, and the run ends after that phase.
 	offlineProfileFile string
