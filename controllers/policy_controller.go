@@ -42,12 +42,12 @@ type PolicyReconciler struct {
 	Client client.Client
 	// Kind is precedence.KindGatewayClassConfig or precedence.KindGatewayConfig.
 	Kind string
-	// MinInterval spaces out status writes of one policy: while many Gateways converge, a
-	// global policy's ancestors change with each one, and writing each change would cost one
-	// write per Gateway. It also spaces out the looks at a policy whose Gateways have not all
-	// reported: each look lists every Gateway the policy may reach, and every Gateway's
-	// reconcile asks for one, so without the spacing a first convergence cost O(N²) — at
-	// N=4,000, a quarter of the controller's CPU went to a global policy's looks.
+	// MinInterval spaces out the looks at one policy, and so its status writes: while many
+	// Gateways converge, a global policy's ancestors change with each one, and writing each
+	// change would cost one write per Gateway. Each look lists every Gateway the policy may
+	// reach, and every Gateway's reconcile asks for one, so unspaced looks cost O(N²) in a
+	// first convergence or a global edit — at N=4,000, a quarter of the controller's CPU went
+	// to a global policy's looks. A notice inside the interval waits for its end.
 	MinInterval time.Duration
 
 	board *board
@@ -55,8 +55,9 @@ type PolicyReconciler struct {
 	// changes to the Gateway reconciler).
 	reaches func(context.Context, client.Object) []reconcile.Request
 	mu      sync.Mutex
-	// lastWrite is when a policy's status was last written, or found not ready to be.
-	lastWrite    map[types.NamespacedName]time.Time
+	// lastLook is when a policy was last looked at (its status computed, and written if it
+	// changed, or found not ready to be).
+	lastLook     map[types.NamespacedName]time.Time
 	statusWrites statusWrites
 }
 
@@ -80,7 +81,7 @@ func (r *PolicyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	if err := r.Client.Get(ctx, req.NamespacedName, p); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.mu.Lock()
-			delete(r.lastWrite, req.NamespacedName)
+			delete(r.lastLook, req.NamespacedName)
 			r.mu.Unlock()
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -90,10 +91,10 @@ func (r *PolicyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	}
 	ancestors, err := r.ancestors(ctx, p)
 	if errors.Is(err, errNotReported) {
-		// The Gateway's reconcile notifies the policy once it has reported; a notice before
-		// MinInterval has passed waits for it (above). The requeue only guards against
-		// waiting forever.
-		r.wrote(req.NamespacedName)
+		// The Gateway's reconcile notifies the policy once it has reported (a notice inside
+		// MinInterval waits for its end, above). The requeue only guards against waiting
+		// forever.
+		r.looked(req.NamespacedName)
 		return ctrl.Result{RequeueAfter: max(r.MinInterval, 5*time.Second)}, nil
 	}
 	if err != nil {
@@ -131,31 +132,32 @@ func (r *PolicyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	}
 	st.Ancestors = merged
 	if equality.Semantic.DeepEqual(old.GetPolicyStatus(), st) {
+		r.looked(req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
 	if err := r.statusWrites.patch(ctx, r.Client, old, p); err != nil {
 		return requeueIfBehind(ctrl.Result{}, err)
 	}
-	r.wrote(req.NamespacedName)
+	r.looked(req.NamespacedName)
 	return ctrl.Result{}, nil
 }
 
-func (r *PolicyReconciler) wrote(key types.NamespacedName) {
+func (r *PolicyReconciler) looked(key types.NamespacedName) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.lastWrite == nil {
-		r.lastWrite = map[types.NamespacedName]time.Time{}
+	if r.lastLook == nil {
+		r.lastLook = map[types.NamespacedName]time.Time{}
 	}
-	r.lastWrite[key] = time.Now()
+	r.lastLook[key] = time.Now()
 }
 
 func (r *PolicyReconciler) wait(key types.NamespacedName) time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.lastWrite == nil {
-		r.lastWrite = map[types.NamespacedName]time.Time{}
+	if r.lastLook == nil {
+		r.lastLook = map[types.NamespacedName]time.Time{}
 	}
-	if last, ok := r.lastWrite[key]; ok {
+	if last, ok := r.lastLook[key]; ok {
 		if left := r.MinInterval - time.Since(last); left > 0 {
 			return left
 		}
