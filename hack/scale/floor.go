@@ -24,11 +24,11 @@ import (
 // The floor: what the API server itself needs for the writes of a first convergence. A bare
 // client, on a fresh API server holding the same inputs, applies the objects Gantry applied
 // (server-side apply, field manager gantry), writes each Gateway's status as Gantry wrote it
-// and creates one Event per Gateway, with as many workers as Gantry reconciles Gateways at
-// once, each writing a Gateway's objects at once as Gantry writes a unit's, and no client-side
-// rate limit. No templates, no precedence, no dry-runs, no caches, no policy status; its
-// requests pass through the same kind of counting proxy. Gantry's first convergence is
-// reported as a ratio to it.
+// and creates one Event per Gateway, with 4 workers (gantry controller's default
+// --gateway-concurrency; -workers does not change them), each writing a Gateway's objects at
+// once as Gantry writes a unit's, and no client-side rate limit. No templates, no precedence,
+// no dry-runs, no caches, no policy status; its requests pass through the same kind of
+// counting proxy. Gantry's first convergence is reported as a ratio to it.
 
 // renderedKinds are the kinds the scenario's blueprint (proxy, PDB on) renders.
 var renderedKinds = []schema.GroupVersionKind{

@@ -74,8 +74,8 @@ type Result struct {
 	PeakRSSMiB       float64        `json:"peakRSSMiB"`
 	ResyncWrites     map[string]int `json:"resyncWrites"`
 	ResyncReconciles int            `json:"resyncReconciles"`
-	// RestartSeconds is from the restarted controller's start until it has reconciled every
-	// Gateway once; RestartCPUSeconds is its CPU in that time.
+	// RestartSeconds is from the restarted controller's exec until it has made N Gateway
+	// reconciles (about one per Gateway; nothing changed); RestartCPUSeconds is its CPU then.
 	RestartSeconds    float64 `json:"restartSeconds"`
 	RestartCPUSeconds float64 `json:"restartCPUSeconds"`
 
@@ -131,6 +131,10 @@ func main() {
 	flag.IntVar(&clientBurst, "burst", 0, "the controller client's burst, as --kube-api-burst (0: twice the QPS)")
 	flag.IntVar(&gatewayWorkers, "workers", 0, "the controller's --gateway-concurrency (0: its default); the floor keeps its own 4 workers")
 	flag.Parse()
+	if *child == 0 && (profileFile != "" || heapProfileFile != "" || restartProfileFile != "" || offlineProfileFile != "") {
+		fmt.Fprintln(os.Stderr, "scale: the profile flags measure one size: give -n")
+		os.Exit(2)
+	}
 	ctrl.SetLogger(logr.Discard()) // the harness prints figures; the controller's logs are not its output
 	if gantryBinary == "" {
 		dir, err := os.MkdirTemp("", "gantry-scale-bin")
@@ -248,6 +252,8 @@ func measure(n int) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	first := p
+	defer first.stop() // on an early return; stopping twice is harmless
 	profiled := make(chan error, 1)
 	if profileFile != "" {
 		go func() { profiled <- p.profile(profileFile, profileSeconds) }()
@@ -302,7 +308,9 @@ func measure(n int) (*Result, error) {
 	} else {
 		restartProfiled <- nil
 	}
-	waitReconciles(p, n)
+	if err := waitReconciles(p, n); err != nil {
+		return nil, err
+	}
 	res.RestartSeconds = time.Since(began).Seconds()
 	if res.RestartCPUSeconds, err = p.cpuSeconds(); err != nil {
 		return nil, err
@@ -533,15 +541,21 @@ func writesOnly(m map[string]int) map[string]int {
 	return out
 }
 
-func waitReconciles(p *controllerProcess, n int) {
+// waitReconciles waits until the controller has made n Gateway reconciles (with nothing changed,
+// about one per Gateway).
+func waitReconciles(p *controllerProcess, n int) error {
 	deadline := time.Now().Add(15 * time.Minute)
-	for p.reconciles() < n && time.Now().Before(deadline) {
+	for p.reconciles() < n {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("restart: %d of %d Gateway reconciles after 15 minutes", p.reconciles(), n)
+		}
 		time.Sleep(250 * time.Millisecond)
 	}
+	return nil
 }
 
 // offline renders all Gateways from files, as `gantry render DIR` would, and times each one.
-func offline(objs []client.Object, res *Result) error {
+func offline(objs []client.Object, res *Result) (err error) {
 	dir, err := os.MkdirTemp("", "gantry-scale")
 	if err != nil {
 		return err
@@ -585,11 +599,16 @@ func offline(objs []client.Object, res *Result) error {
 		if err != nil {
 			return err
 		}
-		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
 			return err
 		}
-		defer pprof.StopCPUProfile()
+		defer func() {
+			pprof.StopCPUProfile()
+			if cerr := f.Close(); cerr != nil && err == nil {
+				err = cerr
+			}
+		}()
 	}
 	for _, gw := range set.Gateways {
 		in := set.Input(gw, controllerNS)
