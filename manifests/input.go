@@ -23,7 +23,8 @@ func (s *Set) Serves(gw *gwv1.Gateway) bool {
 
 // Input gathers the desired.Input of one Gateway from the set, as the controller does from an
 // API server: its class and blueprint, every route and policy (precedence decides which
-// apply), and the live objects carrying the Gateway's labels as .Resources.
+// apply), and the live objects carrying the Gateway's labels as .Resources. CandidateInput
+// narrows the policies as the controller does.
 func (s *Set) Input(gw *gwv1.Gateway, controllerNamespace string) *desired.Input {
 	in := &desired.Input{
 		ControllerNamespace: controllerNamespace,

@@ -611,7 +611,7 @@ func offline(objs []client.Object, res *Result) (err error) {
 		}()
 	}
 	for _, gw := range set.Gateways {
-		in := set.Input(gw, controllerNS)
+		in := set.CandidateInput(gw, controllerNS) // as `gantry render` without --explain
 		t0 := time.Now()
 		if _, err := desired.Gateway(in); err != nil {
 			return err

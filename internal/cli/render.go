@@ -129,7 +129,14 @@ func (o *renderOptions) run(ctx context.Context, args []string, stdin io.Reader,
 	var results []rendered
 	failed := false
 	for _, gw := range gateways {
-		in := set.Input(gw, o.controllerNamespace)
+		// --explain says why each policy of the set does not apply, so it needs them all;
+		// otherwise the candidates are enough and keep a large set linear (CandidateInput).
+		var in *desired.Input
+		if o.explain {
+			in = set.Input(gw, o.controllerNamespace)
+		} else {
+			in = set.CandidateInput(gw, o.controllerNamespace)
+		}
 		in.Limits = o.limits
 		in.CommandLine = cmdline
 		if live != nil {
