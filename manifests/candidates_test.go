@@ -14,8 +14,10 @@ import (
 )
 
 // candidatesSet is a set where most policies reach nothing of the Gateway under test: other
-// namespaces' policies aimed at its name, its class and its namespace; a wrong group; a
-// route's policy; a namespace-scoped class policy; a parametersRef GatewayConfig.
+// namespaces' policies aimed at its name, its class and its namespace; a wrong group; routes'
+// policies, one route attached through a ListenerSet from a third namespace; a
+// namespace-scoped class policy; a parametersRef GatewayConfig; a Gateway in the controller
+// namespace. The test renders it with two controller namespaces.
 var candidatesSet = `
 apiVersion: gateway.gantry.dev/v1alpha1
 kind: GatewayClassBlueprint
@@ -52,8 +54,31 @@ spec:
   gatewayClassName: c
   infrastructure:
     parametersRef: {group: gateway.gantry.dev, kind: GatewayConfig, name: params}
+  allowedListeners: {namespaces: {from: All}}
   listeners:
   - {name: http, port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: ls, namespace: c}
+spec:
+  parentRef: {name: gw, namespace: a}
+  listeners:
+  - {name: shop, port: 8080, protocol: HTTP, hostname: shop.example.com}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r3, namespace: c}
+spec:
+  parentRefs: [{kind: ListenerSet, name: ls}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: gantry-system}
+spec:
+  gatewayClassName: c
+  listeners:
+  - {name: http, port: 80, protocol: HTTP}
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
@@ -85,6 +110,8 @@ var policies = func() string {
 			for _, target := range []string{
 				"{group: gateway.networking.k8s.io, kind: GatewayClass, name: c}",
 				"{group: '', kind: Namespace, name: a}", "{group: '', kind: Namespace, name: b}",
+				"{group: '', kind: Namespace, name: c}", "{group: '', kind: Namespace, name: gantry-system}",
+				"{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r3}",
 				"{group: gateway.networking.k8s.io, kind: Gateway, name: gw}",
 				"{group: wrong.example.com, kind: Gateway, name: gw}",
 				"{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}",
@@ -107,7 +134,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // TestCandidateInputRendersTheSame: narrowing the policies to the candidates changes nothing a
 // render produces — objects, values and every outcome other than NotApplicable, for the
 // Gateway and each route — on a set built to tempt it, the samples and the blueprints' golden
-// inputs.
+// inputs, with the default controller namespace and another.
 func TestCandidateInputRendersTheSame(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "set.yaml"), []byte(candidatesSet), 0o644); err != nil {
@@ -134,46 +161,48 @@ func TestCandidateInputRendersTheSame(t *testing.T) {
 			if !set.Serves(gw) {
 				continue
 			}
-			what := strings.Join(paths, ",") + " Gateway " + gw.Namespace + "/" + gw.Name
-			full := set.Input(gw, "gantry-system")
-			narrow := set.CandidateInput(gw, "gantry-system")
-			if len(narrow.GatewayClassConfigs)+len(narrow.GatewayConfigs) > len(full.GatewayClassConfigs)+len(full.GatewayConfigs) {
-				t.Errorf("%s: more candidates than policies", what)
-			}
-			a, errA := desired.Gateway(full)
-			b, errB := desired.Gateway(narrow)
-			if (errA == nil) != (errB == nil) || errA != nil && errA.Error() != errB.Error() {
-				t.Errorf("%s: error %v with every policy, %v with the candidates", what, errA, errB)
-				continue
-			}
-			if errA != nil {
-				continue
-			}
-			if ja, jb := mustJSON(t, a.Objects), mustJSON(t, b.Objects); ja != jb {
-				t.Errorf("%s: objects differ:\nall policies: %s\ncandidates:   %s", what, ja, jb)
-			}
-			results := [][2]*precedence.Result{{a.Values, b.Values}}
-			if len(a.Routes) != len(b.Routes) {
-				t.Fatalf("%s: %d routes with every policy, %d with the candidates", what, len(a.Routes), len(b.Routes))
-			}
-			for i := range a.Routes {
-				results = append(results, [2]*precedence.Result{a.Routes[i].Values, b.Routes[i].Values})
-			}
-			for _, r := range results {
-				if r[0] == nil || r[1] == nil {
-					if r[0] != r[1] {
-						t.Errorf("%s: values computed on one side only", what)
-					}
+			for _, controllerNS := range []string{"gantry-system", "b"} {
+				what := strings.Join(paths, ",") + " Gateway " + gw.Namespace + "/" + gw.Name + " controller namespace " + controllerNS
+				full := set.Input(gw, controllerNS)
+				narrow := set.CandidateInput(gw, controllerNS)
+				if len(narrow.GatewayClassConfigs)+len(narrow.GatewayConfigs) > len(full.GatewayClassConfigs)+len(full.GatewayConfigs) {
+					t.Errorf("%s: more candidates than policies", what)
+				}
+				a, errA := desired.Gateway(full)
+				b, errB := desired.Gateway(narrow)
+				if (errA == nil) != (errB == nil) || errA != nil && errA.Error() != errB.Error() {
+					t.Errorf("%s: error %v with every policy, %v with the candidates", what, errA, errB)
 					continue
 				}
-				if ja, jb := mustJSON(t, r[0].Leaves), mustJSON(t, r[1].Leaves); ja != jb {
-					t.Errorf("%s: values differ:\nall policies: %s\ncandidates:   %s", what, ja, jb)
+				if errA != nil {
+					continue
 				}
-				if ja, jb := mustJSON(t, applicable(r[0].Outcomes)), mustJSON(t, applicable(r[1].Outcomes)); ja != jb {
-					t.Errorf("%s: outcomes differ:\nall policies: %s\ncandidates:   %s", what, ja, jb)
+				if ja, jb := mustJSON(t, a.Objects), mustJSON(t, b.Objects); ja != jb {
+					t.Errorf("%s: objects differ:\nall policies: %s\ncandidates:   %s", what, ja, jb)
 				}
+				results := [][2]*precedence.Result{{a.Values, b.Values}}
+				if len(a.Routes) != len(b.Routes) {
+					t.Fatalf("%s: %d routes with every policy, %d with the candidates", what, len(a.Routes), len(b.Routes))
+				}
+				for i := range a.Routes {
+					results = append(results, [2]*precedence.Result{a.Routes[i].Values, b.Routes[i].Values})
+				}
+				for _, r := range results {
+					if r[0] == nil || r[1] == nil {
+						if r[0] != r[1] {
+							t.Errorf("%s: values computed on one side only", what)
+						}
+						continue
+					}
+					if ja, jb := mustJSON(t, r[0].Leaves), mustJSON(t, r[1].Leaves); ja != jb {
+						t.Errorf("%s: values differ:\nall policies: %s\ncandidates:   %s", what, ja, jb)
+					}
+					if ja, jb := mustJSON(t, applicable(r[0].Outcomes)), mustJSON(t, applicable(r[1].Outcomes)); ja != jb {
+						t.Errorf("%s: outcomes differ:\nall policies: %s\ncandidates:   %s", what, ja, jb)
+					}
+				}
+				compared++
 			}
-			compared++
 		}
 	}
 	if compared < 10 {

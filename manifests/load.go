@@ -53,7 +53,8 @@ type Set struct {
 
 	mu       sync.Mutex
 	compiled map[string]*render.Blueprint
-	// byTarget indexes the policies by namespace and target, built once (see Candidates).
+	// byTarget indexes the policies by namespace and target, built once (see CandidateInput);
+	// the policy slices must not change after the first CandidateInput.
 	byTarget *policyIndex
 	// kinds caches customKinds, read once per Set.
 	kinds     map[schema.GroupKind]bool
