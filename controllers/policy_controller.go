@@ -154,9 +154,6 @@ func (r *PolicyReconciler) looked(key types.NamespacedName) {
 func (r *PolicyReconciler) wait(key types.NamespacedName) time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.lastLook == nil {
-		r.lastLook = map[types.NamespacedName]time.Time{}
-	}
 	if last, ok := r.lastLook[key]; ok {
 		if left := r.MinInterval - time.Since(last); left > 0 {
 			return left

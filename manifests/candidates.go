@@ -51,14 +51,7 @@ func (s *Set) CandidateInput(gw *gwv1.Gateway, controllerNamespace string) *desi
 	class, ns := string(gw.Spec.GatewayClassName), gw.Namespace
 	global := cmp.Or(controllerNamespace, desired.DefaultControllerNamespace)
 
-	in.GatewayClassConfigs = nil
-	for _, k := range []string{indexKey(global, "GatewayClass", class), indexKey(ns, "Namespace", ns), indexKey(ns, "GatewayClass", class)} {
-		for _, p := range idx.gccs[k] {
-			if !slices.Contains(in.GatewayClassConfigs, p) {
-				in.GatewayClassConfigs = append(in.GatewayClassConfigs, p)
-			}
-		}
-	}
+	in.GatewayClassConfigs = lookup(idx.gccs, indexKey(global, "GatewayClass", class), indexKey(ns, "Namespace", ns), indexKey(ns, "GatewayClass", class))
 	keys := []string{indexKey(ns, "Namespace", ns), indexKey(ns, "Gateway", gw.Name)}
 	if in.Blueprint != nil && in.Blueprint.Spec.HTTPRouteTemplate != nil {
 		// The route chain: GatewayConfigs for each route's namespace and for the route.
@@ -68,15 +61,21 @@ func (s *Set) CandidateInput(gw *gwv1.Gateway, controllerNamespace string) *desi
 			}
 		}
 	}
-	in.GatewayConfigs = nil
+	in.GatewayConfigs = lookup(idx.gcs, keys...)
+	return in
+}
+
+// lookup returns the policies under the keys, each once (two keys may be the same).
+func lookup[P comparable](index map[string][]P, keys ...string) []P {
+	var out []P
 	for _, k := range keys {
-		for _, p := range idx.gcs[k] {
-			if !slices.Contains(in.GatewayConfigs, p) {
-				in.GatewayConfigs = append(in.GatewayConfigs, p)
+		for _, p := range index[k] {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
 			}
 		}
 	}
-	return in
+	return out
 }
 
 // mayAttach reports whether a route names the Gateway as a parent, or any ListenerSet (which
