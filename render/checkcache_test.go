@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/base64"
 	"strings"
 	"testing"
 
@@ -47,7 +46,10 @@ func TestRememberedCheckStillCatchesInjection(t *testing.T) {
 	doc := "x\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: pwn"
 	for _, tt := range []struct{ name, line, benign, attack string }{
 		{"inline toYaml", "  k: {{ toYaml .Values.v }}\n", "f", "finalizers:\n- example.com/block"},
-		{"b64dec", "  k: {{ .Values.v | b64dec }}\n", base64.StdEncoding.EncodeToString([]byte("xy")), base64.StdEncoding.EncodeToString([]byte(doc))},
+		// A value transformed past recognition: B and C differ there, so it is the tenant's.
+		// (b64dec was here: it turns both placeholders into one error text, so since issue 19
+		// a decoded tenant value printed unquoted is refused, benign or not.)
+		{"upper", "  k: {{ .Values.v | upper }}\n", "xy", doc},
 		{"replace", "  k: {{ .Values.v | replace \"~\" \"\\n\" }}\n", "x", strings.ReplaceAll(doc, "\n", "~")},
 		{"nindent", "  k: {{ .Values.v | nindent 4 }}\n", "x", "x\ninjected: yes"},
 	} {

@@ -12,8 +12,9 @@ import (
 // their place; the second render must take the branches the first one took, or a conditional
 // on a tenant value (`if eq .Values.tier "premium"`) would look like a change of structure.
 const (
-	decideIf   = "gantryDecideIf"
-	decideWith = "gantryDecideWith"
+	decideIf      = "gantryDecideIf"
+	decideWith    = "gantryDecideWith"
+	decideTernary = "gantryTernary"
 )
 
 // decisionFuncs are the stand-ins the template set is parsed with; each execution binds its own.
@@ -21,6 +22,12 @@ func decisionFuncs() template.FuncMap {
 	return template.FuncMap{
 		decideIf:   func(_ int, v any) bool { t, _ := template.IsTrue(v); return t },
 		decideWith: func(_ int, v any) any { return v },
+		decideTernary: func(_ int, a, b any, v bool) any {
+			if v {
+				return a
+			}
+			return b
+		},
 	}
 }
 
@@ -74,6 +81,21 @@ func rewriteDecisions(t *template.Template) {
 			}
 		}
 		walk(tree.Root)
+		// sprig's ternary is an `if` written as a function: `ternary A B COND` becomes
+		// `gantryTernary N A B COND`, so that B takes A's choice too.
+		inspect(tree.Root, func(n parse.Node) {
+			c, ok := n.(*parse.CommandNode)
+			if !ok || len(c.Args) == 0 {
+				return
+			}
+			if fn, ok := c.Args[0].(*parse.IdentifierNode); ok && fn.Ident == "ternary" {
+				id++
+				c.Args = append([]parse.Node{
+					parse.NewIdentifier(decideTernary).SetTree(tree).SetPos(fn.Pos),
+					&parse.NumberNode{NodeType: parse.NodeNumber, Pos: fn.Pos, IsInt: true, Int64: int64(id), Text: strconv.Itoa(id)},
+				}, c.Args[1:]...)
+			}
+		})
 	}
 }
 
@@ -113,6 +135,12 @@ func (d *decider) decide(id int, v any) bool {
 func (d *decider) funcs() template.FuncMap {
 	return template.FuncMap{
 		decideIf: func(id int, v any) bool { return d.decide(id, v) },
+		decideTernary: func(id int, a, b any, v bool) any {
+			if d.decide(id, v) {
+				return a
+			}
+			return b
+		},
 		decideWith: func(id int, v any) any {
 			want := d.decide(id, v)
 			truth, _ := template.IsTrue(v)

@@ -143,6 +143,11 @@ func jsonValue(v any) (any, error) {
 			default:
 				key = fmt.Sprint(k)
 			}
+			if _, dup := out[key]; dup {
+				// `true:` and `"true":`, or `9090:` and `"9090":`: which one would win is
+				// the chance of Go's map order.
+				return nil, fmt.Errorf("two keys of one mapping read as the JSON key %q (YAML reads one of them as a %s); quote keys that must be strings", key, yamlType(k))
+			}
 			ev, err := jsonValue(e)
 			if err != nil {
 				return nil, err
@@ -172,6 +177,20 @@ func jsonValue(v any) (any, error) {
 	default:
 		return fmt.Sprint(v), nil
 	}
+}
+
+// yamlType names the type YAML gave a key that is not a string (or the string's, for the
+// other key of a collision).
+func yamlType(k any) string {
+	switch k.(type) {
+	case bool:
+		return "boolean"
+	case nil:
+		return "null"
+	case string:
+		return "number or boolean"
+	}
+	return "number"
 }
 
 // parseDocuments splits and parses text as objects does. On error it returns the 1-based

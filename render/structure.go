@@ -21,6 +21,7 @@ import (
 // outputKind is how a template's output is parsed and what a failure says.
 type outputKind struct {
 	parse            func(text string) (parsed []any, doc int, err error)
+	status           bool // one document, or nothing
 	invalid, changed string
 }
 
@@ -32,6 +33,7 @@ var (
 	}
 	statusOutput = outputKind{
 		parse:   parseStatus,
+		status:  true,
 		invalid: "output is not valid YAML once this value is inserted (%v)",
 		changed: "this value changed the YAML structure of the status; the template must quote it",
 	}
@@ -65,6 +67,10 @@ type structureCheck struct {
 	code map[*compiled][]string
 	// caughtUp is how many templates of order B has rendered.
 	caughtUp int
+	// cy is C's execution (identity.go), made when the comparison first needs C; cCaughtUp is
+	// how many templates of order it has rendered.
+	cy        *execution
+	cCaughtUp int
 	// renders and parses count B's work on the success path, for tests of its cost.
 	renders, parses int
 }
@@ -101,6 +107,9 @@ func (s *structureCheck) done() {
 	if s.y != nil {
 		s.y.done()
 	}
+	if s.cy != nil {
+		s.cy.done()
+	}
 }
 
 // ran notes that A rendered c, with the decisions it made and the code it ran through tpl,
@@ -117,18 +126,6 @@ func (s *structureCheck) ran(c *compiled, log decisions, code []string) {
 	if len(code) > 0 {
 		s.code[c] = slices.Clone(code)
 	}
-}
-
-// catchUp renders in B the templates A rendered before c that B has not: their output is not
-// compared (A's failed, or was compared already), but what they leave behind (remembered
-// include outputs, values changed in place) is what c's render in A saw.
-func (s *structureCheck) catchUp(c *compiled) {
-	for ; s.caughtUp < len(s.order) && s.order[s.caughtUp] != c; s.caughtUp++ {
-		r := s.order[s.caughtUp]
-		s.y.d.start(s.logs[r])
-		_, _, _ = s.y.run(r)
-	}
-	s.caughtUp++ // c itself, rendered by the caller
 }
 
 // verify renders c in B and compares B's output with A's: textA, parsed as kind says into
@@ -150,16 +147,14 @@ func (s *structureCheck) verify(c *compiled, textA string, parsedA []any, docA i
 		if err != nil {
 			return err
 		}
-		s.catchUp(c)
-		y.d.start(s.logs[c])
-		textB, pending, errB := y.run(c)
+		textB, pending, errB := s.replay(y, &s.caughtUp, c)
 		s.renders++
 		checkRendered.Add(1)
 		if y.budget.err != nil && y.budget.err.timeUp {
 			return errB // the render's time ran out during the check: the render's failure, not a tenant's
 		}
 		if errB != nil || pending != nil {
-			return s.blame(c, textA, parsedA, docA, errA, kind)
+			return s.blame(c, textA, docA, errA, kind)
 		}
 		out = &bOutput{text: textB, code: slices.Clone(y.code)}
 		if s.keyed {
@@ -167,49 +162,104 @@ func (s *structureCheck) verify(c *compiled, textA string, parsedA []any, docA i
 		}
 	}
 	if !slices.Equal(out.code, s.code[c]) {
-		return s.blame(c, textA, parsedA, docA, errA, kind)
+		return s.blame(c, textA, docA, errA, kind)
 	}
 	// The common case costs no second parse: B's text with the placeholders put back is A's
-	// text, and every string put back is inert, so the two texts have one structure.
+	// text, and every string put back is interchangeable with its placeholder, so the two
+	// texts have one structure and one type at every node.
 	if errA == nil && s.sub.restoresTo(out.text, textA) {
 		return nil
 	}
 	parsedB, valid := out.parsed, out.valid
 	if !out.once {
-		var errYAML error
-		parsedB, _, errYAML = kind.parse(out.text)
+		parsedB, valid = orderedParse(out.text, kind)
 		s.parses++
-		valid = errYAML == nil
 		if s.keyed {
 			bMemory.parsed(s.key, out, parsedB, valid)
 		}
 	}
-	switch {
-	case errA != nil && !valid:
-		return nil
-	case errA == nil && valid && s.sameStructure(parsedA, parsedB) && !moreComments(textA, out.text):
+	if errA != nil {
+		if !valid {
+			return nil
+		}
+		return s.blame(c, textA, docA, errA, kind)
+	}
+	if valid && !moreComments(textA, out.text) && s.identicalWith(s.sub, textA, parsedB, kind, func() (string, bool) {
+		if s.cy == nil {
+			y, err := s.b.newExecution(s.in, s.sub.other())
+			if err != nil {
+				return "", false
+			}
+			y.budget.deadline = s.bDeadline
+			s.cy = y
+		}
+		text, pending, err := s.replay(s.cy, &s.cCaughtUp, c)
+		return text, err == nil && pending == nil && slices.Equal(s.cy.code, s.code[c])
+	}) {
 		return nil
 	}
-	return s.blame(c, textA, parsedA, docA, errA, kind)
+	return s.blame(c, textA, docA, errA, kind)
+}
+
+// orderedParse parses a template's output for the comparison (orderedDocuments); valid is
+// whether it is valid as kind's own parse, the objects', says, which refuses what yaml/v2
+// alone would let pass (duplicate keys).
+func orderedParse(text string, kind outputKind) (parsed []any, valid bool) {
+	if _, _, err := kind.parse(text); err != nil {
+		return nil, false
+	}
+	parsed, err := orderedDocuments(text, kind.status)
+	return parsed, err == nil
+}
+
+// replay renders c in y (B's or C's execution), after the templates A rendered before c that y
+// has not (caughtUp counts those it has): their output is not compared (A's failed, or was
+// compared already), but what they leave behind (remembered include outputs, values changed
+// in place) is what c's render in A saw. Every template replays A's decisions.
+func (s *structureCheck) replay(y *execution, caughtUp *int, c *compiled) (string, *Pending, error) {
+	for ; *caughtUp < len(s.order) && s.order[*caughtUp] != c; *caughtUp++ {
+		r := s.order[*caughtUp]
+		y.d.start(s.logs[r])
+		_, _, _ = y.run(r)
+	}
+	*caughtUp++ // c itself
+	y.d.start(s.logs[c])
+	return y.run(c)
+}
+
+// identicalWith reports whether A's output (textA) is B's (parsedB) exactly, but for what
+// depends on tenant content (identity.go), sub being B's substitution. renderC renders
+// the template with C's placeholders, when it is needed.
+func (s *structureCheck) identicalWith(sub *substitution, textA string, parsedB []any, kind outputKind, renderC func() (string, bool)) bool {
+	parsedA, err := orderedDocuments(textA, kind.status)
+	if err != nil {
+		return false
+	}
+	m := &identityCheck{sub: sub, c: func() ([]any, bool) {
+		text, ok := renderC()
+		if !ok {
+			return nil, false
+		}
+		docs, err := orderedDocuments(text, kind.status)
+		return docs, err == nil
+	}}
+	return m.same(parsedA, parsedB)
 }
 
 // blame finds a tenant string whose substitution changes c's output: it renders B again with
 // only the first n tenant strings (in sorted order) replaced, and searches n by bisection.
 // This is the failure path: a few more renders are fine.
-func (s *structureCheck) blame(c *compiled, textA string, parsedA []any, docA int, errA error, kind outputKind) error {
+func (s *structureCheck) blame(c *compiled, textA string, docA int, errA error, kind outputKind) error {
 	var failure error  // the error B ran into, if it failed to render
 	var spent error    // a budget exceeded while searching: reported as is, no tenant blamed
 	var code bool      // B ran other template code through tpl
 	var commented bool // A has comments B does not
-	differs := func(n int) bool {
-		if spent != nil {
-			return true
-		}
-		y, err := s.b.newExecution(s.in, s.sub.prefix(n))
+	// render renders c after the templates before it, with sub, as B or C does.
+	render := func(sub *substitution) (text string, y *execution, err error) {
+		y, err = s.b.newExecution(s.in, sub)
 		if err != nil {
-			return true
+			return "", nil, err
 		}
-		defer y.done()
 		y.budget.deadline = s.deadline
 		defer func() {
 			if y.budget.err != nil && y.budget.err.timeUp && spent == nil {
@@ -222,28 +272,48 @@ func (s *structureCheck) blame(c *compiled, textA string, parsedA []any, docA in
 			if r != c {
 				continue
 			}
-			if err != nil || pending != nil {
-				if err == nil {
-					err = fmt.Errorf("%s", pending.Reason)
-				}
-				failure = err
-				return true
+			if err == nil && pending != nil {
+				err = fmt.Errorf("%s", pending.Reason)
 			}
-			if !slices.Equal(y.code, s.code[c]) {
-				code = true
-				return true
-			}
-			parsedB, _, errB := kind.parse(text)
-			if errA != nil {
-				return errB == nil
-			}
-			if errB != nil || !s.sameStructure(parsedA, parsedB) {
-				return true
-			}
-			commented = moreComments(textA, text)
-			return commented
+			return text, y, err
 		}
-		return false
+		return "", y, fmt.Errorf("template %s was not rendered", c.field)
+	}
+	differs := func(n int) bool {
+		if spent != nil {
+			return true
+		}
+		text, y, err := render(s.sub.prefix(n))
+		if y != nil {
+			defer y.done()
+		}
+		if err != nil {
+			failure = err
+			return true
+		}
+		if !slices.Equal(y.code, s.code[c]) {
+			code = true
+			return true
+		}
+		parsedB, valid := orderedParse(text, kind)
+		if errA != nil {
+			return valid
+		}
+		if !valid {
+			return true
+		}
+		sub := s.sub.prefix(n)
+		if !s.identicalWith(sub, textA, parsedB, kind, func() (string, bool) {
+			text, y, err := render(sub.other())
+			if y != nil {
+				defer y.done()
+			}
+			return text, err == nil && slices.Equal(y.code, s.code[c])
+		}) {
+			return true
+		}
+		commented = moreComments(textA, text)
+		return commented
 	}
 	lo, hi := 0, len(s.sub.originals) // differs(lo) is false: A itself; differs(hi) is B
 	for hi-lo > 1 {
@@ -283,106 +353,3 @@ func (s *structureCheck) blame(c *compiled, textA string, parsedA []any, docA in
 	return e
 }
 
-// sameStructure compares parsed documents: the same number, and the same structure each.
-func (s *structureCheck) sameStructure(a, b []any) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !s.sameNode(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// sameNode compares the structure of A's node a and B's node b: maps with the same number of
-// keys, matched by name (a key of B holding a placeholder matches the key of A it restores to;
-// the rest are paired in sorted order: tenant strings in key position are data), lists of the same length, scalars of
-// any type, unless A's is B's with the tenant strings put back, cut short (see cutShort).
-func (s *structureCheck) sameNode(a, b any) bool {
-	switch a := a.(type) {
-	case map[string]any:
-		bm, ok := b.(map[string]any)
-		if !ok || len(a) != len(bm) {
-			return false
-		}
-		var loose []string
-		for k, bv := range bm {
-			av, ok := a[k]
-			if holdsPlaceholder(k) || !ok {
-				// A tenant string in key position, maybe transformed past recognition
-				// (`upper`): paired below.
-				loose = append(loose, k)
-				continue
-			}
-			if !s.sameNode(av, bv) {
-				return false
-			}
-		}
-		if len(loose) == 0 {
-			return true
-		}
-		used := make(map[string]bool, len(loose))
-		var unpaired []string
-		for _, k := range loose {
-			r, _ := s.sub.restore(k)
-			_, inB := bm[r]
-			if av, ok := a[r]; ok && !inB && !used[r] {
-				used[r] = true
-				if !s.sameNode(av, bm[k]) {
-					return false
-				}
-				continue
-			}
-			unpaired = append(unpaired, k)
-		}
-		if len(unpaired) == 0 {
-			return true
-		}
-		var rest []string
-		for k := range a {
-			if _, inB := bm[k]; !inB && !used[k] {
-				rest = append(rest, k)
-			}
-		}
-		if len(rest) != len(unpaired) {
-			return false
-		}
-		slices.Sort(rest)
-		slices.Sort(unpaired)
-		for i := range rest {
-			if !s.sameNode(a[rest[i]], bm[unpaired[i]]) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		bl, ok := b.([]any)
-		if !ok || len(a) != len(bl) {
-			return false
-		}
-		for i := range a {
-			if !s.sameNode(a[i], bl[i]) {
-				return false
-			}
-		}
-		return true
-	default:
-		switch b := b.(type) {
-		case map[string]any, []any:
-			return false
-		case string:
-			// A scalar keeps what the template wrote after a tenant string.
-			if holdsPlaceholder(b) {
-				as, isString := a.(string)
-				if !isString {
-					as = fmt.Sprint(a)
-				}
-				restored, _ := s.sub.restore(b)
-				return !cutShort(as, restored)
-			}
-		}
-		return true
-	}
-}

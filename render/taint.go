@@ -84,6 +84,41 @@ func inert(s string) bool {
 // mergeKeyChar is not inert: see inert.
 const mergeKeyChar = "<"
 
+// interchangeable reports whether a tenant string and its placeholder give text of one
+// structure and one type wherever they stand: s is inert, and any plain scalar holding s reads
+// as a string, as the placeholder's does: s is no part of a word YAML 1.1 reads as a bool, a
+// null, an infinity or a NaN, and has a byte that no number or timestamp can hold. This is the
+// fast path's condition only: where it does not hold, the check compares the parsed outputs
+// (identity.go), which decides by what YAML read, not by the string.
+func interchangeable(s string) bool {
+	if !inert(s) {
+		return false
+	}
+	for _, w := range nonStringWords {
+		if strings.Contains(w, s) {
+			return false
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(numberBytes, s[i]) < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// numberBytes are the bytes of the numbers yaml/v2 reads (any base, underscores, floats with
+// exponents) and of timestamps.
+const numberBytes = "0123456789abcdefABCDEFxXoObB+-._:tTzZ \t"
+
+// nonStringWords are the other plain scalars yaml/v2 does not read as strings (resolve.go).
+var nonStringWords = []string{
+	"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON",
+	"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF",
+	"~", "null", "Null", "NULL", "<<",
+	".nan", ".NaN", ".NAN", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF",
+}
+
 // placeholderPrefix starts every placeholder; the rest is a zero-padded number, so that
 // placeholders sort as the strings they stand for do and a `range` over a map with tenant keys
 // visits the entries in the same order with either. Placeholders are short, so that names
@@ -91,6 +126,9 @@ const mergeKeyChar = "<"
 // applies; "qz" followed by digits does not occur in hex hashes or ordinary words (where it
 // does, the check only takes its slower path).
 const placeholderPrefix = "qz"
+
+// otherPrefix starts C's placeholders (see identity.go): other words that sort as B's do.
+const otherPrefix, otherSuffix = "qy", "x"
 
 // substitution maps each distinct tenant string to its placeholder, a plain word that YAML
 // reads as one string in any context.
@@ -105,15 +143,19 @@ type substitution struct {
 	keep map[string]bool
 	// limit substitutes only originals[:limit] (the search for a culprit); the others stay.
 	limit int
-	// allInert is true when every tenant string is inert: then placeholders and originals are
-	// interchangeable in any text.
+	// allInert is true when every tenant string is interchangeable with its placeholder in any
+	// text (see interchangeable).
 	allInert bool
+	// pfx starts every placeholder: placeholderPrefix for B, otherPrefix for C; C's also end
+	// in sfx, so that they differ from B's in length too (`len`, `trunc` see it). Only B's
+	// placeholders are restored or looked for in text.
+	pfx, sfx string
 }
 
 func newSubstitution(tainted []Tainted, keep map[string]bool) *substitution {
 	// One map serves twice: first from each distinct string to its first Tainted, then to its
 	// place in sorted order (a second map of origins was a twentieth of a render's garbage).
-	s := &substitution{index: make(map[string]int, len(tainted)), keep: keep, allInert: true}
+	s := &substitution{index: make(map[string]int, len(tainted)), keep: keep, allInert: true, pfx: placeholderPrefix}
 	for i, t := range tainted {
 		if t.Value == "" {
 			continue
@@ -121,7 +163,7 @@ func newSubstitution(tainted []Tainted, keep map[string]bool) *substitution {
 		if _, ok := s.index[t.Value]; !ok {
 			s.index[t.Value] = i
 			s.originals = append(s.originals, t.Value)
-			s.allInert = s.allInert && inert(t.Value)
+			s.allInert = s.allInert && interchangeable(t.Value)
 		}
 	}
 	sort.Strings(s.originals)
@@ -135,6 +177,13 @@ func newSubstitution(tainted []Tainted, keep map[string]bool) *substitution {
 	return s
 }
 
+// other is the same substitution with other placeholders (C's), which sort as B's do.
+func (s *substitution) other() *substitution {
+	c := *s
+	c.pfx, c.sfx = otherPrefix, otherSuffix
+	return &c
+}
+
 // prefix is the same substitution limited to the first n originals.
 func (s *substitution) prefix(n int) *substitution {
 	c := *s
@@ -144,7 +193,7 @@ func (s *substitution) prefix(n int) *substitution {
 
 func (s *substitution) placeholder(i int) string {
 	n := strconv.Itoa(i)
-	return placeholderPrefix + strings.Repeat("0", s.width-len(n)) + n
+	return s.pfx + strings.Repeat("0", s.width-len(n)) + n + s.sfx
 }
 
 // str returns the placeholder of a tenant string, or the string itself.
@@ -184,27 +233,27 @@ func (s *substitution) copyValue(v any) any {
 // restore replaces every placeholder in text by its original, in one pass. inert reports
 // whether each one it replaced stands for an inert string.
 func (s *substitution) restore(text string) (restored string, inertOnly bool) {
-	if !strings.Contains(text, placeholderPrefix) {
+	if !strings.Contains(text, s.pfx) {
 		return text, true
 	}
 	var b strings.Builder
 	b.Grow(len(text))
 	inertOnly = true
 	for {
-		at := strings.Index(text, placeholderPrefix)
+		at := strings.Index(text, s.pfx)
 		if at < 0 {
 			b.WriteString(text)
 			return b.String(), inertOnly
 		}
 		b.WriteString(text[:at])
-		text = text[at+len(placeholderPrefix):]
+		text = text[at+len(s.pfx):]
 		i, ok := s.number(text)
 		if !ok {
-			b.WriteString(placeholderPrefix)
+			b.WriteString(s.pfx)
 			continue
 		}
 		o := s.originals[i]
-		inertOnly = inertOnly && (s.allInert || inert(o))
+		inertOnly = inertOnly && (s.allInert || interchangeable(o))
 		b.WriteString(o)
 		text = text[s.width:]
 	}
@@ -215,24 +264,24 @@ func (s *substitution) restore(text string) (restored string, inertOnly bool) {
 // building the restored text (a copy of every template's output, for the common case).
 func (s *substitution) restoresTo(text, want string) bool {
 	for {
-		at := strings.Index(text, placeholderPrefix)
+		at := strings.Index(text, s.pfx)
 		if at < 0 {
 			return text == want
 		}
 		if !strings.HasPrefix(want, text[:at]) {
 			return false
 		}
-		want, text = want[at:], text[at+len(placeholderPrefix):]
+		want, text = want[at:], text[at+len(s.pfx):]
 		i, ok := s.number(text)
 		if !ok {
-			if !strings.HasPrefix(want, placeholderPrefix) {
+			if !strings.HasPrefix(want, s.pfx) {
 				return false
 			}
-			want = want[len(placeholderPrefix):]
+			want = want[len(s.pfx):]
 			continue
 		}
 		o := s.originals[i]
-		if !s.allInert && !inert(o) || !strings.HasPrefix(want, o) {
+		if !s.allInert && !interchangeable(o) || !strings.HasPrefix(want, o) {
 			return false
 		}
 		want, text = want[len(o):], text[s.width:]
@@ -251,8 +300,19 @@ func (s *substitution) number(text string) (int, bool) {
 	return i, true
 }
 
-// holdsPlaceholder reports whether a key of B's output has a tenant string in it.
-func holdsPlaceholder(k string) bool { return strings.Contains(k, placeholderPrefix) }
+// holds reports whether text holds a placeholder of s.
+func (s *substitution) holds(text string) bool {
+	for {
+		at := strings.Index(text, s.pfx)
+		if at < 0 {
+			return false
+		}
+		text = text[at+len(s.pfx):]
+		if _, ok := s.number(text); ok {
+			return true
+		}
+	}
+}
 
 // templateWords collects the names a template set spells out: fields (`.Values.service`),
 // variable fields and string constants (`index .Gateway.metadata.labels "app"`). Map keys with

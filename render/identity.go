@@ -1,0 +1,327 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	yamlv2 "go.yaml.in/yaml/v2"
+)
+
+// Exact identity: what the template wrote comes out exactly as written.
+//
+// A comparison of shapes (node kinds, key counts) is not enough: a tenant string can open a
+// quoted scalar that swallows the template's next lines and another can close it and write keys
+// of its own, leaving as many keys as before; YAML 1.1 reads a tenant's `on` as the key true,
+// which lands on the template's "true"; a tenant number used as an indentation moves the
+// template's keys under another parent. So the check compares A, the real render, with B, the
+// render with inert stand-ins for every tenant value, node by node, in the order YAML read them
+// and with the types it gave them:
+//
+//   - a node of B that holds a placeholder depends on tenant content: A must have a scalar of
+//     the same type there (a string stays a string: `yes`, `~` and `9_090` do not turn into a
+//     bool, a null or a number), or the same collection where B has one;
+//   - any other node of B is the template's, unless a third render C, with other stand-ins,
+//     has something else there (the template transformed a tenant value past recognition:
+//     upper, a hash, trunc); the template's nodes must be in A as they are in B: the same
+//     type, the same value, the same keys;
+//   - a map's keys pair up by name (a key of B holding a placeholder pairs with the key of A it
+//     restores to), and the keys left over pair up in the order YAML read them, never sorted;
+//   - no two keys of a map of A may read as the same JSON key (`true` and "true").
+//
+// No list of functions or of dangerous characters is involved: C is rendered only where A and
+// B differ and B shows no placeholder, so that the common case costs one comparison.
+
+// orderedDocuments parses a template's output as kind parses it, keeping each mapping's keys in
+// the order YAML read them and with the types it gave them (yaml.MapSlice): the applied object
+// is decoded by the same parser, yaml/v2, so the types are the ones the API server gets.
+func orderedDocuments(text string, status bool) ([]any, error) {
+	var docs []string
+	if status {
+		if blank(text) {
+			return nil, nil
+		}
+		docs = []string{text}
+	} else {
+		docs, _ = SplitDocuments(text)
+	}
+	out := make([]any, len(docs))
+	for i, d := range docs {
+		v, err := orderedDocument(d)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func orderedDocument(doc string) (any, error) {
+	var m yamlv2.MapSlice
+	if err := yamlv2.Unmarshal([]byte(doc), &m); err == nil {
+		if m == nil {
+			return nil, nil
+		}
+		return m, nil
+	}
+	// Not a mapping: a list, a scalar, or not YAML at all. Maps inside come as Go maps, put in
+	// a fixed order here (such a document is no object and fails anyway; the order only keeps
+	// the comparison deterministic).
+	var v any
+	if err := yamlv2.Unmarshal([]byte(doc), &v); err != nil {
+		return nil, err
+	}
+	return ordered(v), nil
+}
+
+func ordered(v any) any {
+	switch v := v.(type) {
+	case map[any]any:
+		m := make(yamlv2.MapSlice, 0, len(v))
+		for k, e := range v {
+			m = append(m, yamlv2.MapItem{Key: k, Value: ordered(e)})
+		}
+		slices.SortFunc(m, func(a, b yamlv2.MapItem) int {
+			return strings.Compare(fmt.Sprintf("%T %v", a.Key, a.Key), fmt.Sprintf("%T %v", b.Key, b.Key))
+		})
+		return m
+	case []any:
+		for i := range v {
+			v[i] = ordered(v[i])
+		}
+	}
+	return v
+}
+
+// identity compares A's parse with B's. c returns C's parse of the same template, rendered on
+// first use; ok false when C could not be rendered or parsed.
+type identityCheck struct {
+	sub   *substitution
+	c     func() (docs []any, ok bool)
+	cDocs []any
+	cOK   bool
+	cDone bool
+	// path is where the walk is in B, as positions: a document's, a list element's, and for
+	// a map pair p, 2p for its key and 2p+1 for its value. C is walked by it.
+	path []int
+}
+
+// same reports whether A's documents are B's, exactly but for what depends on tenant content.
+func (m *identityCheck) same(a, b []any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range b {
+		m.path = append(m.path[:0], i)
+		if !m.node(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *identityCheck) node(a, b any) bool {
+	switch bv := b.(type) {
+	case yamlv2.MapSlice:
+		av, ok := a.(yamlv2.MapSlice)
+		return ok && len(av) == len(bv) && m.mapping(av, bv)
+	case []any:
+		av, ok := a.([]any)
+		if !ok || len(av) != len(bv) {
+			return false
+		}
+		for i := range bv {
+			m.path = append(m.path, i)
+			same := m.node(av[i], bv[i])
+			m.path = m.path[:len(m.path)-1]
+			if !same {
+				return false
+			}
+		}
+		return true
+	}
+	return m.scalar(a, b)
+}
+
+// scalar compares a scalar of B with A's node at the same place.
+func (m *identityCheck) scalar(a, b any) bool {
+	if collection(a) {
+		return false
+	}
+	if m.tenant(b) {
+		if !sameType(a, b) {
+			return false
+		}
+		bs, isString := b.(string)
+		if !isString {
+			return true
+		}
+		// What the template wrote after a tenant string in the same scalar is still there.
+		restored, _ := m.sub.restore(bs)
+		return !cutShort(a.(string), restored)
+	}
+	if a == b {
+		return true
+	}
+	cv, ok := m.atC()
+	if !ok || collection(cv) || cv == b {
+		return false // the template's scalar, and A has another
+	}
+	return sameType(a, b) && sameType(cv, b)
+}
+
+// mapping compares maps of the same size. Keys of B pair with A's by name, a key holding a
+// placeholder with the key it restores to; those left over pair in order.
+func (m *identityCheck) mapping(a, b yamlv2.MapSlice) bool {
+	at := make(map[any]int, len(a))
+	seen := make(map[string]bool, len(a))
+	for i, p := range a {
+		if collection(p.Key) {
+			return false // a complex key: no object has one
+		}
+		if k := jsonKey(p.Key); seen[k] {
+			return false // two keys that read as one JSON key: which one wins is chance
+		} else {
+			seen[k] = true
+		}
+		at[p.Key] = i
+	}
+	pairedA := make([]int, len(b)) // B's pair j goes with A's pairedA[j]; -1: left over
+	used := make([]bool, len(a))
+	var leftA, leftB []int
+	for j, p := range b {
+		pairedA[j] = -1
+		k := p.Key
+		if s, ok := k.(string); ok && m.sub.holds(s) {
+			k, _ = m.sub.restore(s)
+		}
+		if i, ok := at[k]; ok && !used[i] {
+			pairedA[j], used[i] = i, true
+			continue
+		}
+		leftB = append(leftB, j)
+	}
+	for i := range a {
+		if !used[i] {
+			leftA = append(leftA, i)
+		}
+	}
+	if len(leftA) != len(leftB) {
+		return false
+	}
+	for n, j := range leftB {
+		i := leftA[n]
+		pairedA[j] = i
+		m.path = append(m.path, 2*j)
+		same := m.leftoverKey(a[i].Key, b[j].Key)
+		m.path = m.path[:len(m.path)-1]
+		if !same {
+			return false
+		}
+	}
+	for j, p := range b {
+		m.path = append(m.path, 2*j+1)
+		same := m.node(a[pairedA[j]].Value, p.Value)
+		m.path = m.path[:len(m.path)-1]
+		if !same {
+			return false
+		}
+	}
+	return true
+}
+
+// leftoverKey decides a pair of keys that did not pair by name: B's must be the tenant's, and
+// A's a string (a tenant key YAML reads as a bool, a null or a number is not one).
+func (m *identityCheck) leftoverKey(a, b any) bool {
+	if _, isString := a.(string); !isString {
+		return false
+	}
+	if m.tenant(b) {
+		_, isString := b.(string)
+		return isString
+	}
+	cv, ok := m.atC()
+	if !ok || collection(cv) || cv == b {
+		return false // a key the template wrote is missing from A
+	}
+	_, bs := b.(string)
+	_, cs := cv.(string)
+	return bs && cs
+}
+
+// tenant reports whether a scalar of B holds a placeholder.
+func (m *identityCheck) tenant(b any) bool {
+	s, ok := b.(string)
+	return ok && m.sub.holds(s)
+}
+
+// atC returns C's node where the walk is in B.
+func (m *identityCheck) atC() (any, bool) {
+	if !m.cDone {
+		m.cDone = true
+		if m.c != nil {
+			m.cDocs, m.cOK = m.c()
+		}
+	}
+	if !m.cOK || len(m.path) == 0 || m.path[0] >= len(m.cDocs) {
+		return nil, false
+	}
+	v := m.cDocs[m.path[0]]
+	for _, p := range m.path[1:] {
+		switch c := v.(type) {
+		case yamlv2.MapSlice:
+			if p/2 >= len(c) {
+				return nil, false
+			}
+			if p%2 == 0 {
+				v = c[p/2].Key
+			} else {
+				v = c[p/2].Value
+			}
+		case []any:
+			if p >= len(c) {
+				return nil, false
+			}
+			v = c[p]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+func collection(v any) bool {
+	switch v.(type) {
+	case yamlv2.MapSlice, []any, map[any]any:
+		return true
+	}
+	return false
+}
+
+// sameType reports whether two scalars have one JSON type: string, number, bool or null.
+func sameType(a, b any) bool { return jsonType(a) == jsonType(b) }
+
+func jsonType(v any) byte {
+	switch v.(type) {
+	case string:
+		return 's'
+	case bool:
+		return 'b'
+	case nil:
+		return 'n'
+	case int, int64, uint64, float64, float32, int32, uint, uint32:
+		return '0'
+	}
+	return '?'
+}
+
+// jsonKey is the JSON key a YAML key becomes, as jsonValue makes it.
+func jsonKey(k any) string {
+	switch k := k.(type) {
+	case string:
+		return k
+	case nil:
+		return "null"
+	}
+	return fmt.Sprint(k)
+}

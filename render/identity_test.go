@@ -1,0 +1,175 @@
+package render_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"gantry.dev/gantry/render"
+)
+
+// podTemplate is a Deployment template whose pod spec holds the given lines, indented under it.
+func podTemplate(lines ...string) string {
+	var b strings.Builder
+	b.WriteString("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n")
+	for _, l := range lines {
+		b.WriteString("      " + l + "\n")
+	}
+	return b.String()
+}
+
+// hostNetwork is the second half of issue 19's attack: it closes a quoted scalar the first
+// value opened, then writes keys of the pod spec.
+const hostNetwork = "'\n      hostNetwork: true\n      containers:\n      - name: proxy\n        image: evil"
+
+// TestTemplateTextComesOutAsWritten: issue 19's attacks on exact identity. One tenant value
+// opens a quoted scalar that swallows the template's next lines, another closes it and writes
+// keys of its own, so that the output has as many keys as the template's, but not its keys: a
+// comparison of shapes let each through. Each must fail the render naming a tenant value; the
+// same template with plain values renders what the template wrote.
+func TestTemplateTextComesOutAsWritten(t *testing.T) {
+	podSpec := []string{
+		"serviceAccountName: {{ .Values.sa }}",
+		"automountServiceAccountToken: false",
+		"containers:",
+		"- name: app",
+		"  image: {{ .Values.image }}",
+	}
+	tests := []struct {
+		name     string
+		template string
+		values   map[string]any
+	}{
+		{"plain", podTemplate(podSpec...), map[string]any{"sa": "'x", "image": hostNetwork}},
+		{"hand-written double quotes", podTemplate(
+			`serviceAccountName: "{{ .Values.sa }}"`,
+			"automountServiceAccountToken: false",
+			"containers:",
+			"- name: app",
+			`  image: "{{ .Values.image }}"`,
+		), map[string]any{"sa": `x\`, "image": "\n      hostNetwork: true\n      containers:\n      - name: proxy\n        image: \"evil"}},
+		{"squote", podTemplate(
+			"serviceAccountName: {{ .Values.sa | squote }}",
+			"automountServiceAccountToken: false",
+			"containers:",
+			"- name: app",
+			"  image: {{ .Values.image | squote }}",
+		), map[string]any{"sa": "x'' '", "image": "\n      hostNetwork: true\n      containers:\n      - name: proxy\n        image: ''evil"}},
+		{"after replace", podTemplate(
+			`serviceAccountName: {{ .Values.sa | replace "_" "-" }}`,
+			"automountServiceAccountToken: false",
+			"containers:",
+			"- name: app",
+			`  image: {{ .Values.image | replace "_" "-" }}`,
+		), map[string]any{"sa": "'x_y", "image": hostNetwork}},
+		{"after lower", podTemplate(
+			"serviceAccountName: {{ .Values.sa | lower }}",
+			"automountServiceAccountToken: false",
+			"containers:",
+			"- name: app",
+			"  image: {{ .Values.image | lower }}",
+		), map[string]any{"sa": "'X", "image": hostNetwork}},
+		{"the simplest blueprint", configMap("cm", "banner: {{ .Values.banner }}", "owner: platform", "note: {{ .Values.note }}"),
+			map[string]any{"banner": "'x", "note": "'\n  owner: tenant\n  x: y"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := mustCompile(t, gatewaySpec(map[string]string{"t": tt.template}))
+			in := input(tt.values)
+			in.Tainted = render.TaintedStrings(tt.values, tenant)
+			out, err := b.RenderGateway(in)
+			if err == nil {
+				t.Fatalf("RenderGateway = %v, want an error naming a tenant value", out.Objects)
+			}
+			var e *render.Error
+			if !asError(err, &e) || !strings.HasPrefix(e.Origin, "GatewayConfig team-a/tenant value ") {
+				t.Fatalf("error %v, want one naming a tenant value", err)
+			}
+			// The same template with plain words renders as written: the check is not
+			// refusing the template.
+			plain := map[string]any{}
+			for k := range tt.values {
+				plain[k] = "plain-" + k
+			}
+			in = input(plain)
+			in.Tainted = render.TaintedStrings(plain, tenant)
+			if _, err := b.RenderGateway(in); err != nil {
+				t.Fatalf("with plain values: %v", err)
+			}
+		})
+	}
+}
+
+// TestTenantScalarsKeepTheirType: a tenant string stays a string. YAML 1.1 reads an unquoted
+// `yes`, `~`, `null` or `9_090` as a bool, a null or a number; printed where the template
+// expects a string, the tenant would change the field's type. Quoted, each is the string.
+func TestTenantScalarsKeepTheirType(t *testing.T) {
+	for _, v := range []string{"yes", "on", "~", "null", "Null", "9_090", "0x1F", "1e3", ".inf", "false"} {
+		t.Run(v, func(t *testing.T) {
+			b := mustCompile(t, gatewaySpec(map[string]string{"t": configMap("cm", "k: {{ .Values.v }}", "q: {{ .Values.v | quote }}")}))
+			values := map[string]any{"v": v}
+			in := input(values)
+			in.Tainted = render.TaintedStrings(values, tenant)
+			out, err := b.RenderGateway(in)
+			if err == nil {
+				t.Fatalf("RenderGateway = %v, want an error: %q printed unquoted is no string", out.Objects, v)
+			}
+			var e *render.Error
+			if !asError(err, &e) || e.Origin != tenant("v") {
+				t.Fatalf("error %v, want one naming %s", err, tenant("v"))
+			}
+			b = mustCompile(t, gatewaySpec(map[string]string{"t": configMap("cm", "q: {{ .Values.v | quote }}")}))
+			out, err = b.RenderGateway(in)
+			if err != nil {
+				t.Fatalf("quoted: %v", err)
+			}
+			if got := out.Objects[0].Object["data"]; !reflect.DeepEqual(got, map[string]any{"q": v}) {
+				t.Errorf("quoted: data = %v", got)
+			}
+		})
+	}
+}
+
+// TestTenantKeysDoNotCollide: tenant map keys that YAML 1.1 reads as other types (`on` is
+// true, `9_090` is 9090, `~` is null) must not land on keys the template wrote ("true",
+// "9090", "null"), where Go's map order would pick the winner; and a tenant key alone must not
+// change type either. Rendered many times, the outcome is always the same error.
+func TestTenantKeysDoNotCollide(t *testing.T) {
+	for _, tt := range []struct{ key, templateKey string }{
+		{"on", `"true"`}, {"9_090", `"9090"`}, {"~", `"null"`}, {"0x10", `"16"`}, {"on", ""}, {"~", ""},
+	} {
+		t.Run(tt.key+" "+tt.templateKey, func(t *testing.T) {
+			lines := []string{"{{- range $k, $v := .Values.m }}", "{{ $k }}: {{ $v | quote }}", "{{- end }}"}
+			if tt.templateKey != "" {
+				lines = append(lines, tt.templateKey+": platform")
+			}
+			b := mustCompile(t, gatewaySpec(map[string]string{"t": configMap("cm", lines...)}))
+			values := map[string]any{"m": map[string]any{tt.key: "tenant"}}
+			for range 20 {
+				in := input(values)
+				in.Tainted = render.TaintedStrings(values, tenant)
+				out, err := b.RenderGateway(in)
+				if err == nil {
+					t.Fatalf("RenderGateway = %v, want an error naming the key", out.Objects)
+				}
+				var e *render.Error
+				if !asError(err, &e) || e.Origin != tenant("m."+tt.key)+" (a key)" {
+					t.Fatalf("error %v, want one naming %s (a key)", err, tenant("m."+tt.key))
+				}
+			}
+		})
+	}
+}
+
+// TestRendersAreDeterministic: a template that itself writes two keys YAML reads as one JSON
+// key fails the same way every time, naming the key, instead of keeping whichever Go's map
+// order visits last.
+func TestRendersAreDeterministic(t *testing.T) {
+	b := mustCompile(t, gatewaySpec(map[string]string{"t": configMap("cm", "true: a", `"true": b`)}))
+	for range 20 {
+		_, err := b.RenderGateway(input(nil))
+		if err == nil || !strings.Contains(err.Error(), `two keys of one mapping read as the JSON key "true"`) {
+			t.Fatalf("error %v, want one naming the colliding key", err)
+		}
+	}
+}
