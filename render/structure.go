@@ -352,4 +352,3 @@ func (s *structureCheck) blame(c *compiled, textA string, docA int, errA error, 
 	}
 	return e
 }
-
