@@ -131,17 +131,20 @@ func (w *inputHasher) value(v any) {
 	case nil:
 		w.tag('n', 0)
 	case bool:
-		if v {
+		if w.sub.boolean(v) {
 			w.tag('b', 1)
 		} else {
 			w.tag('b', 0)
 		}
-	case int:
-		w.tag('i', v)
-	case int64:
-		w.tag('I', int(v))
-	case float64:
-		w.tag('f', int(math.Float64bits(v)))
+	case int, int64, float64:
+		switch v := w.sub.num(v).(type) {
+		case int:
+			w.tag('i', v)
+		case int64:
+			w.tag('I', int(v))
+		case float64:
+			w.tag('f', int(math.Float64bits(v)))
+		}
 	case string:
 		w.str('s', w.sub.str(v))
 	case []any:
@@ -259,11 +262,7 @@ func chainKey(prev checkKey, c *compiled, log decisions) checkKey {
 		w.tag('#', id)
 		w.tag('l', len(log[id]))
 		for _, d := range log[id] {
-			if d {
-				w.buf = append(w.buf, 1)
-			} else {
-				w.buf = append(w.buf, 0)
-			}
+			w.buf = binary.LittleEndian.AppendUint64(w.buf, uint64(d))
 		}
 	}
 	return sha256.Sum256(w.buf)

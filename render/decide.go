@@ -15,6 +15,8 @@ const (
 	decideIf      = "gantryDecideIf"
 	decideWith    = "gantryDecideWith"
 	decideTernary = "gantryTernary"
+	loopUntil     = "gantryUntil"
+	loopUntilStep = "gantryUntilStep"
 )
 
 // decisionFuncs are the stand-ins the template set is parsed with; each execution binds its own.
@@ -28,6 +30,9 @@ func decisionFuncs() template.FuncMap {
 			}
 			return b
 		},
+		// Stand-ins for parsing: every execution binds the bounded ones (loopFuncs).
+		loopUntil:     func(_, n int) []int { return nil },
+		loopUntilStep: func(_, start, stop, step int) []int { return nil },
 	}
 }
 
@@ -82,16 +87,20 @@ func rewriteDecisions(t *template.Template) {
 		}
 		walk(tree.Root)
 		// sprig's ternary is an `if` written as a function: `ternary A B COND` becomes
-		// `gantryTernary N A B COND`, so that B takes A's choice too.
+		// `gantryTernary N A B COND`, so that B takes A's choice too. A loop's count is a
+		// decision as well: `until COUNT` becomes `gantryUntil N COUNT` (untilStep likewise),
+		// so that a loop over a tenant number makes as many items in B as in A, each the
+		// template's (B's stand-in number would make another count, or exceed the budget).
+		replaced := map[string]string{"ternary": decideTernary, "until": loopUntil, "untilStep": loopUntilStep}
 		inspect(tree.Root, func(n parse.Node) {
 			c, ok := n.(*parse.CommandNode)
 			if !ok || len(c.Args) == 0 {
 				return
 			}
-			if fn, ok := c.Args[0].(*parse.IdentifierNode); ok && fn.Ident == "ternary" {
+			if fn, ok := c.Args[0].(*parse.IdentifierNode); ok && replaced[fn.Ident] != "" {
 				id++
 				c.Args = append([]parse.Node{
-					parse.NewIdentifier(decideTernary).SetTree(tree).SetPos(fn.Pos),
+					parse.NewIdentifier(replaced[fn.Ident]).SetTree(tree).SetPos(fn.Pos),
 					&parse.NumberNode{NodeType: parse.NodeNumber, Pos: fn.Pos, IsInt: true, Int64: int64(id), Text: strconv.Itoa(id)},
 				}, c.Args[1:]...)
 			}
@@ -99,8 +108,9 @@ func rewriteDecisions(t *template.Template) {
 	}
 }
 
-// decisions is what one template's render decided at each conditional, in order, by number.
-type decisions map[int][]bool
+// decisions is what one template's render decided at each conditional, in order, by number:
+// 1 or 0 for a branch, the arguments for a loop.
+type decisions map[int][]int64
 
 // decider records a render's decisions, or replays recorded ones.
 type decider struct {
@@ -118,17 +128,43 @@ func (d *decider) start(replay decisions) {
 // one (a `tpl` body or a loop that differs has none: then the value decides), else v's truth.
 func (d *decider) decide(id int, v any) bool {
 	truth, _ := template.IsTrue(v)
+	var n int64
+	if truth {
+		n = 1
+	}
+	return d.decideInts(id, n)[0] == 1
+}
+
+// decideInts returns the numbers decided at id: the recorded ones when replaying and there are
+// some, else vs.
+func (d *decider) decideInts(id int, vs ...int64) []int64 {
 	if d.replay != nil {
-		if n := d.next[id]; n < len(d.replay[id]) {
-			d.next[id] = n + 1
-			return d.replay[id][n]
+		if n := d.next[id]; n+len(vs) <= len(d.replay[id]) {
+			d.next[id] = n + len(vs)
+			return d.replay[id][n : n+len(vs)]
 		}
-		return truth
+		return vs
 	}
 	if d.log != nil {
-		d.log[id] = append(d.log[id], truth)
+		d.log[id] = append(d.log[id], vs...)
 	}
-	return truth
+	return vs
+}
+
+// loopFuncs binds the loops whose counts are decisions to d, over the execution's bounded
+// until and untilStep.
+func (d *decider) loopFuncs(bounded template.FuncMap) template.FuncMap {
+	until := bounded["until"].(func(int) ([]int, error))
+	untilStep := bounded["untilStep"].(func(int, int, int) ([]int, error))
+	return template.FuncMap{
+		loopUntil: func(id, n int) ([]int, error) {
+			return until(int(d.decideInts(id, int64(n))[0]))
+		},
+		loopUntilStep: func(id, start, stop, step int) ([]int, error) {
+			v := d.decideInts(id, int64(start), int64(stop), int64(step))
+			return untilStep(int(v[0]), int(v[1]), int(v[2]))
+		},
+	}
 }
 
 // funcs binds the decision functions to d.

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	yamlv2 "go.yaml.in/yaml/v2"
@@ -146,7 +147,7 @@ func jsonValue(v any) (any, error) {
 			if _, dup := out[key]; dup {
 				// `true:` and `"true":`, or `9090:` and `"9090":`: which one would win is
 				// the chance of Go's map order.
-				return nil, fmt.Errorf("two keys of one mapping read as the JSON key %q (YAML reads one of them as a %s); quote keys that must be strings", key, yamlType(k))
+				return nil, collision(v)
 			}
 			ev, err := jsonValue(e)
 			if err != nil {
@@ -179,18 +180,21 @@ func jsonValue(v any) (any, error) {
 	}
 }
 
-// yamlType names the type YAML gave a key that is not a string (or the string's, for the
-// other key of a collision).
-func yamlType(k any) string {
-	switch k.(type) {
-	case bool:
-		return "boolean"
-	case nil:
-		return "null"
-	case string:
-		return "number or boolean"
+// collision names the first JSON key (in sorted order) that two keys of m read as, so that
+// the error is the same whatever order Go's map visits them in.
+func collision(m map[any]any) error {
+	seen := make(map[string]int, len(m))
+	for k := range m {
+		seen[jsonKey(k)]++
 	}
-	return "number"
+	var dups []string
+	for k, n := range seen {
+		if n > 1 {
+			dups = append(dups, k)
+		}
+	}
+	slices.Sort(dups)
+	return fmt.Errorf("two keys of one mapping read as the JSON key %q (YAML reads one of them as a number, a bool or a null); quote keys that must be strings", dups[0])
 }
 
 // parseDocuments splits and parses text as objects does. On error it returns the 1-based

@@ -374,8 +374,10 @@ func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, erro
 		x = &execution{b: b, t: t}
 		t.Funcs(template.FuncMap{"include": x.include, "tpl": x.tpl})
 		t.Funcs(x.mutating())
-		t.Funcs(x.bounded())
+		bounded := x.bounded()
+		t.Funcs(bounded)
 		t.Funcs(x.d.funcs())
+		t.Funcs(x.d.loopFuncs(bounded))
 		if b.strict != nil {
 			if x.strict, err = b.strict.Clone(); err != nil {
 				return nil, fmt.Errorf("blueprint %s: %w", b.Name, err)

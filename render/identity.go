@@ -249,10 +249,30 @@ func (m *identityCheck) leftoverKey(a, b any) bool {
 	return bs && cs
 }
 
-// tenant reports whether a scalar of B holds a placeholder.
+// tenant reports whether a scalar of B holds a placeholder: a string with one in it, or a
+// number that is one.
 func (m *identityCheck) tenant(b any) bool {
-	s, ok := b.(string)
-	return ok && m.sub.holds(s)
+	var n int64
+	switch b := b.(type) {
+	case string:
+		return m.sub.holds(b)
+	case int:
+		n = int64(b)
+	case int64:
+		n = b
+	case uint64:
+		n = int64(b)
+	case float64:
+		// An int's stand-in that went through a float (fromJson), or a float's.
+		if b != float64(int64(b)) && b != float64(int64(b))+0.5 {
+			return false
+		}
+		n = int64(b)
+	default:
+		return false
+	}
+	_, ok := m.sub.numberPlaceholder(n)
+	return ok
 }
 
 // atC returns C's node where the walk is in B.

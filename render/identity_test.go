@@ -173,3 +173,66 @@ func TestRendersAreDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestTenantNumbersAndBoolsAreTenantInput: numbers and bools are tenant input as much as
+// strings. A tenant number used as an indentation moves the tenant's labels out of `labels`
+// and next to the template's keys; a bool's text turned into structure adds a key. Both passed
+// when B rendered with the tenant's own number and bool. Printed, compared, or counted in a loop,
+// they render as before.
+func TestTenantNumbersAndBoolsAreTenantInput(t *testing.T) {
+	refused := []struct {
+		name, line, origin string
+		values             map[string]any
+	}{
+		{"a number as nindent's width", "labels: {{- toYaml .Values.labels | nindent (int .Values.w) }}\n  owner: platform",
+			tenant("w"), map[string]any{"w": int64(2), "labels": map[string]any{"x": "tenant"}}},
+		{"a number as indent's width", "labels: |\n{{ .Values.text | indent (int .Values.w) }}\n  owner: platform",
+			tenant("w"), map[string]any{"w": int64(2), "text": "x"}},
+		{"a bool's text as structure", `flag: {{ .Values.flag | toString | replace "true" "on\n  owner: tenant" }}`,
+			tenant("flag"), map[string]any{"flag": true}},
+	}
+	for _, tt := range refused {
+		t.Run(tt.name, func(t *testing.T) {
+			b := mustCompile(t, gatewaySpec(map[string]string{"t": configMap("cm", tt.line)}))
+			in := input(tt.values)
+			in.Tainted = render.TaintedStrings(tt.values, tenant)
+			out, err := b.RenderGateway(in)
+			if err == nil {
+				t.Fatalf("RenderGateway = %v, want an error naming %s", out.Objects, tt.origin)
+			}
+			var e *render.Error
+			if !asError(err, &e) || e.Origin != tt.origin {
+				t.Fatalf("error %v, want one naming %s", err, tt.origin)
+			}
+		})
+	}
+	accepted := []struct {
+		name string
+		line string
+		want map[string]any
+	}{
+		{"printed", "replicas: {{ .Values.replicas }}\n  ratio: {{ .Values.ratio }}\n  enabled: {{ .Values.flag }}",
+			map[string]any{"replicas": int64(3), "ratio": 0.5, "enabled": true}},
+		{"computed", "replicas: {{ add .Values.replicas 1 }}\n  port: {{ printf \"%d\" .Values.replicas | quote }}",
+			map[string]any{"replicas": int64(4), "port": "3"}},
+		{"compared", "{{ if gt .Values.replicas 2 }}big: {a: b}{{ end }}\n  size: {{ ternary \"large\" \"small\" .Values.flag }}",
+			map[string]any{"big": map[string]any{"a": "b"}, "size": "large"}},
+		{"counted", "{{- range $i := until (int .Values.replicas) }}\n  k{{ $i }}: v\n{{- end }}",
+			map[string]any{"k0": "v", "k1": "v", "k2": "v"}},
+	}
+	for _, tt := range accepted {
+		t.Run(tt.name, func(t *testing.T) {
+			b := mustCompile(t, gatewaySpec(map[string]string{"t": configMap("cm", tt.line)}))
+			values := map[string]any{"replicas": int64(3), "ratio": 0.5, "flag": true}
+			in := input(values)
+			in.Tainted = render.TaintedStrings(values, tenant)
+			out, err := b.RenderGateway(in)
+			if err != nil {
+				t.Fatalf("RenderGateway: %v", err)
+			}
+			if got := out.Objects[0].Object["data"]; !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("data = %#v, want %#v", got, tt.want)
+			}
+		})
+	}
+}

@@ -126,6 +126,9 @@ func outputKey(b *Blueprint, in *Input, set byte) (memoryKey, bool) {
 	values := make([]string, len(in.Tainted))
 	for i, t := range in.Tainted {
 		values[i] = t.Value
+		if t.Scalar != nil { // a number or a bool: not the string of the same text
+			values[i] = fmt.Sprintf("\x00%T %s", t.Scalar, t.Value)
+		}
 	}
 	slices.Sort(values)
 	values = slices.Compact(values)

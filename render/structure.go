@@ -81,7 +81,7 @@ var checked func(renders, parses int)
 func (b *Blueprint) newStructureCheck(in *Input, deadline time.Time) *structureCheck {
 	sub := newSubstitution(in.Tainted, b.words)
 	s := &structureCheck{b: b, in: in, sub: sub, deadline: deadline, bDeadline: deadline, logs: map[*compiled]decisions{}, code: map[*compiled][]string{}}
-	if len(sub.originals) > 0 {
+	if sub.total() > 0 {
 		s.key, s.keyed = bInputKey(b, in, sub)
 	}
 	return s
@@ -133,7 +133,7 @@ func (s *structureCheck) ran(c *compiled, log decisions, code []string) {
 // that shaped the output, or nil. A output that is not valid YAML while B's is counts as a
 // change of structure; both invalid is the template's own fault, for the caller to report.
 func (s *structureCheck) verify(c *compiled, textA string, parsedA []any, docA int, errA error, kind outputKind) error {
-	if s == nil || len(s.sub.originals) == 0 {
+	if s == nil || s.sub.total() == 0 {
 		return nil
 	}
 	var out *bOutput
@@ -315,7 +315,7 @@ func (s *structureCheck) blame(c *compiled, textA string, docA int, errA error, 
 		commented = moreComments(textA, text)
 		return commented
 	}
-	lo, hi := 0, len(s.sub.originals) // differs(lo) is false: A itself; differs(hi) is B
+	lo, hi := 0, s.sub.total() // differs(lo) is false: A itself; differs(hi) is B
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
 		if differs(mid) {
@@ -343,8 +343,8 @@ func (s *structureCheck) blame(c *compiled, textA string, docA int, errA error, 
 		e.Msg = "tpl would run template code that this value brings (an action, a field, a variable or a function); " +
 			"tenant strings may reach tpl only as text"
 	case failure != nil:
-		e.Msg = fmt.Sprintf("the template's output depends on this value's content: with an inert string in its place, it fails (%v); "+
-			"compare tenant values with `if eq`, do not use them as keys, list lengths or templates", failure)
+		e.Msg = fmt.Sprintf("the template's output depends on this value's content: with an inert stand-in in its place, it fails (%v); "+
+			"compare tenant values with `if eq`, do not use them as keys, widths or templates", failure)
 	case commented:
 		e.Msg = "this value turned part of the template's output into a YAML comment (it would hide what the template wrote after it); the template must quote it, e.g. `| quote`"
 	default:

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -10,15 +11,19 @@ import (
 	"text/template/parse"
 )
 
-// Tainted is a tenant string and where it came from, e.g. Origin
+// Tainted is a tenant value and where it came from, e.g. Origin
 // `GatewayConfig team-a/web value name` or `Gateway team-a/web field metadata.annotations.x`.
+// A string (a value or a key) is Value; a number or a bool is Scalar (int64, float64 or bool),
+// with its text in Value: numbers and bools are tenant input as much as strings (a number can
+// be an indentation, a bool a branch).
 type Tainted struct {
 	Value  string
 	Origin string
+	Scalar any
 }
 
-// TaintedStrings collects the non-empty strings and map keys of a value tree, each with an
-// origin built from its path. Every one counts, however harmless it looks: a template can turn
+// TaintedStrings collects the non-empty strings and map keys, the numbers and the bools of a
+// value tree, each with an origin built from its path. Every one counts, however harmless it looks: a template can turn
 // any string into another (b64dec, replace, tpl), so the check cannot tell from the string
 // alone which ones are safe.
 func TaintedStrings(v any, origin func(path string) string) []Tainted {
@@ -47,10 +52,20 @@ func TaintedStrings(v any, origin func(path string) string) []Tainted {
 			if v != "" {
 				out = append(out, Tainted{Value: v, Origin: origin(path)})
 			}
+		case bool, int, int64, float64:
+			out = append(out, TaintedScalar(v, origin(path)))
 		}
 	}
 	walk(v, "")
 	return out
+}
+
+// TaintedScalar is a tenant number or bool.
+func TaintedScalar(v any, origin string) Tainted {
+	if i, ok := v.(int); ok {
+		v = int64(i)
+	}
+	return Tainted{Value: fmt.Sprint(v), Origin: origin, Scalar: v}
 }
 
 func join(path, k string) string {
@@ -137,11 +152,22 @@ type substitution struct {
 	index     map[string]int // original → i
 	origins   []string       // where originals[i] first came from
 	width     int            // digits of a placeholder's number
+	// nums are the distinct tenant numbers (int64 or float64), in order of value; numIndex
+	// maps each to its place. Their placeholders are numbers too (see num).
+	nums     []any
+	numIndex map[any]int
+	// bools says, for false and true, where it is among the tenant values (-1: no tenant gave
+	// it). B reads each tenant bool as its opposite; C as it is (flip false).
+	bools [2]int
+	flip  bool
+	// numBase is the first number placeholder: numberBase for B, otherNumberBase for C.
+	numBase int64
 	// keep holds the map keys that stay as they are: names the blueprint's templates spell out
 	// (`.Values.service`, `index .Gateway.metadata.labels "app"`), which it must be able to
 	// look up, and which are its own words rather than tenant content.
 	keep map[string]bool
-	// limit substitutes only originals[:limit] (the search for a culprit); the others stay.
+	// limit substitutes only the first limit tenant values (the search for a culprit): the
+	// strings in sorted order, then the numbers, then true and false; the others stay.
 	limit int
 	// allInert is true when every tenant string is interchangeable with its placeholder in any
 	// text (see interchangeable).
@@ -155,8 +181,24 @@ type substitution struct {
 func newSubstitution(tainted []Tainted, keep map[string]bool) *substitution {
 	// One map serves twice: first from each distinct string to its first Tainted, then to its
 	// place in sorted order (a second map of origins was a twentieth of a render's garbage).
-	s := &substitution{index: make(map[string]int, len(tainted)), keep: keep, allInert: true, pfx: placeholderPrefix}
+	s := &substitution{index: make(map[string]int, len(tainted)), keep: keep, allInert: true, pfx: placeholderPrefix,
+		bools: [2]int{-1, -1}, flip: true, numBase: numberBase}
+	numFirst := map[any]int{}
+	boolFirst := [2]int{-1, -1}
 	for i, t := range tainted {
+		switch v := t.Scalar.(type) {
+		case bool:
+			if b := boolIndex(v); boolFirst[b] < 0 {
+				boolFirst[b] = i
+			}
+			continue
+		case int64, float64:
+			if _, ok := numFirst[v]; !ok {
+				numFirst[v] = i
+				s.nums = append(s.nums, v)
+			}
+			continue
+		}
 		if t.Value == "" {
 			continue
 		}
@@ -167,20 +209,169 @@ func newSubstitution(tainted []Tainted, keep map[string]bool) *substitution {
 		}
 	}
 	sort.Strings(s.originals)
-	s.origins = make([]string, len(s.originals))
+	s.origins = make([]string, len(s.originals), len(s.originals)+len(s.nums)+2)
 	for i, o := range s.originals {
 		s.origins[i] = tainted[s.index[o]].Origin
 		s.index[o] = i
 	}
+	slices.SortFunc(s.nums, func(a, b any) int { return cmpNumber(a, b) })
+	if len(s.nums) > 0 {
+		s.numIndex = make(map[any]int, len(s.nums))
+	}
+	for j, n := range s.nums {
+		s.numIndex[n] = j
+		s.origins = append(s.origins, tainted[numFirst[n]].Origin)
+	}
+	for b := range 2 {
+		if boolFirst[b] >= 0 {
+			s.bools[b] = len(s.origins)
+			s.origins = append(s.origins, tainted[boolFirst[b]].Origin)
+		}
+	}
 	s.width = len(strconv.Itoa(len(s.originals)))
-	s.limit = len(s.originals)
+	s.limit = len(s.origins)
 	return s
 }
+
+// total is how many tenant values s substitutes, without a limit.
+func (s *substitution) total() int { return len(s.origins) }
+
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func cmpNumber(a, b any) int {
+	fa, fb := toFloat(a), toFloat(b)
+	switch {
+	case fa < fb:
+		return -1
+	case fa > fb:
+		return 1
+	}
+	_, ia := a.(int64)
+	_, ib := b.(int64)
+	switch {
+	case ia && !ib:
+		return -1
+	case ib && !ia:
+		return 1
+	case ia && ib:
+		return cmpInt(a.(int64), b.(int64))
+	}
+	return 0
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func toFloat(v any) float64 {
+	if i, ok := v.(int64); ok {
+		return float64(i)
+	}
+	return v.(float64)
+}
+
+// Number placeholders: B's j-th tenant number reads numberBase + numberStep*j (plus one half
+// for a float), C's otherNumberBase + numberStep*j. B's are six digits, which text/template
+// prints as they are whether a template holds them as an int or as a float (fromJson makes
+// floats; a float of seven digits or more prints with an exponent), so that identity.go and
+// restore find them in text; they are far from any number a template writes. A template that
+// uses a tenant number as a width (nindent, repeat) meets a budget with them, which fails the
+// render: such a template lets the tenant shape the output.
+const (
+	numberBase      int64 = 900_007
+	otherNumberBase int64 = 5_000_000_011
+	numberStep      int64 = 10
+	// visibleNumbers is how many of B's number placeholders print as six digits.
+	visibleNumbers = 9_999
+)
+
+// num returns the placeholder of a tenant number, or the number itself.
+func (s *substitution) num(v any) any {
+	if i, ok := v.(int); ok {
+		v = int64(i)
+	}
+	j, ok := s.numIndex[v]
+	if !ok || len(s.originals)+j >= s.limit {
+		return v
+	}
+	p := s.numBase + numberStep*int64(j)
+	if _, isFloat := v.(float64); isFloat {
+		return float64(p) + 0.5
+	}
+	return p
+}
+
+// boolean returns B's stand-in for a tenant bool (its opposite), or the bool itself.
+func (s *substitution) boolean(v bool) bool {
+	if at := s.bools[boolIndex(v)]; s.flip && at >= 0 && at < s.limit {
+		return !v
+	}
+	return v
+}
+
+// numberPlaceholder reports which tenant number a number of B's output stands for.
+func (s *substitution) numberPlaceholder(v int64) (j int, ok bool) {
+	d := v - s.numBase
+	if d < 0 || d%numberStep != 0 || d/numberStep >= int64(len(s.nums)) {
+		return 0, false
+	}
+	j = int(d / numberStep)
+	return j, len(s.originals)+j < s.limit
+}
+
+// nextNumber finds the first of B's number placeholders printed in text: where it starts, its
+// length, and the text of the number it stands for, as text/template prints it.
+func (s *substitution) nextNumber(text string) (at, n int, original string, ok bool) {
+	if len(s.nums) == 0 {
+		return 0, 0, "", false
+	}
+	const digits = 6
+	for from := 0; ; {
+		i := strings.IndexByte(text[from:], '9')
+		if i < 0 {
+			return 0, 0, "", false
+		}
+		i += from
+		from = i + 1
+		if i > 0 && isDigit(text[i-1]) || i+digits > len(text) || i+digits < len(text) && isDigit(text[i+digits]) {
+			continue
+		}
+		v, err := strconv.ParseInt(text[i:i+digits], 10, 64)
+		if err != nil {
+			continue
+		}
+		j, ok := s.numberPlaceholder(v)
+		if !ok || j >= visibleNumbers {
+			continue
+		}
+		switch o := s.nums[j].(type) {
+		case int64:
+			return i, digits, strconv.FormatInt(o, 10), true
+		case float64:
+			if strings.HasPrefix(text[i+digits:], ".5") && !(i+digits+2 < len(text) && isDigit(text[i+digits+2])) {
+				return i, digits + 2, fmt.Sprint(o), true
+			}
+		}
+	}
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // other is the same substitution with other placeholders (C's), which sort as B's do.
 func (s *substitution) other() *substitution {
 	c := *s
-	c.pfx, c.sfx = otherPrefix, otherSuffix
+	c.pfx, c.sfx, c.numBase, c.flip = otherPrefix, otherSuffix, otherNumberBase, false
 	return &c
 }
 
@@ -225,66 +416,105 @@ func (s *substitution) copyValue(v any) any {
 		return out
 	case string:
 		return s.str(v)
+	case bool:
+		return s.boolean(v)
+	case int, int64, float64:
+		return s.num(v)
 	default:
 		return v
 	}
 }
 
-// restore replaces every placeholder in text by its original, in one pass. inert reports
-// whether each one it replaced stands for an inert string.
+// placeholderScan walks the placeholders of B in a text, strings' and numbers' in order.
+type placeholderScan struct {
+	s    *substitution
+	text string
+	// numAt, numOrig: the next number placeholder at or after the position (numAt < 0: none
+	// left), found once and kept until passed, so that a text with many strings and no number
+	// is not searched for numbers again at each one.
+	numAt, numLen int
+	numOrig       string
+	numDone       bool
+}
+
+// next finds the first placeholder at or after from: where it starts, how long it is, the text
+// it stands for, and whether that text is interchangeable with it (a string, see
+// interchangeable; a positive integer's digits, for another run of digits).
+func (p *placeholderScan) next(from int) (at, n int, original string, safe, ok bool) {
+	s, text := p.s, p.text
+	at = -1
+	for f := from; ; {
+		i := strings.Index(text[f:], s.pfx)
+		if i < 0 {
+			break
+		}
+		i += f
+		if j, ok := s.number(text[i+len(s.pfx):]); ok {
+			original = s.originals[j]
+			at, n, safe = i, len(s.pfx)+s.width, s.allInert || interchangeable(original)
+			break
+		}
+		f = i + len(s.pfx)
+	}
+	if !p.numDone && (p.numAt < from) {
+		i, n, o, found := s.nextNumber(text[from:])
+		if found {
+			p.numAt, p.numLen, p.numOrig = from+i, n, o
+		} else {
+			p.numDone = true
+		}
+	}
+	if !p.numDone && p.numAt >= from && (at < 0 || p.numAt < at) {
+		// A positive integer is, for another run of digits: a float's text or a negative
+		// number's is not (its '.' or '-' meets the template's text).
+		safe := p.numLen == 6 && p.numOrig[0] >= '1' && p.numOrig[0] <= '9' && strings.IndexFunc(p.numOrig, func(r rune) bool { return r < '0' || r > '9' }) < 0
+		return p.numAt, p.numLen, p.numOrig, safe, true
+	}
+	return at, n, original, safe, at >= 0
+}
+
+// restore replaces every placeholder in text by its original, in one pass. inertOnly reports
+// whether each one it replaced is interchangeable with its original.
 func (s *substitution) restore(text string) (restored string, inertOnly bool) {
-	if !strings.Contains(text, s.pfx) {
+	p := placeholderScan{s: s, text: text, numAt: -1}
+	at, n, o, safe, ok := p.next(0)
+	if !ok {
 		return text, true
 	}
 	var b strings.Builder
 	b.Grow(len(text))
 	inertOnly = true
-	for {
-		at := strings.Index(text, s.pfx)
-		if at < 0 {
-			b.WriteString(text)
-			return b.String(), inertOnly
-		}
-		b.WriteString(text[:at])
-		text = text[at+len(s.pfx):]
-		i, ok := s.number(text)
-		if !ok {
-			b.WriteString(s.pfx)
-			continue
-		}
-		o := s.originals[i]
-		inertOnly = inertOnly && (s.allInert || interchangeable(o))
+	last := 0
+	for ok {
+		b.WriteString(text[last:at])
 		b.WriteString(o)
-		text = text[s.width:]
+		inertOnly = inertOnly && safe
+		last = at + n
+		at, n, o, safe, ok = p.next(last)
 	}
+	b.WriteString(text[last:])
+	return b.String(), inertOnly
 }
 
 // restoresTo reports whether text with every placeholder replaced by its original is want,
-// each original inert: restore(text) == want with inertOnly, compared as it goes, without
-// building the restored text (a copy of every template's output, for the common case).
+// each original interchangeable: restore(text) == want with inertOnly, compared as it goes,
+// without building the restored text (a copy of every template's output, for the common case).
 func (s *substitution) restoresTo(text, want string) bool {
+	p := placeholderScan{s: s, text: text, numAt: -1}
+	last := 0
 	for {
-		at := strings.Index(text, s.pfx)
-		if at < 0 {
-			return text == want
-		}
-		if !strings.HasPrefix(want, text[:at]) {
-			return false
-		}
-		want, text = want[at:], text[at+len(s.pfx):]
-		i, ok := s.number(text)
+		at, n, o, safe, ok := p.next(last)
 		if !ok {
-			if !strings.HasPrefix(want, s.pfx) {
-				return false
-			}
-			want = want[len(s.pfx):]
-			continue
+			return text[last:] == want
 		}
-		o := s.originals[i]
-		if !s.allInert && !interchangeable(o) || !strings.HasPrefix(want, o) {
+		if !safe || !strings.HasPrefix(want, text[last:at]) {
 			return false
 		}
-		want, text = want[len(o):], text[s.width:]
+		want = want[at-last:]
+		if !strings.HasPrefix(want, o) {
+			return false
+		}
+		want, last = want[len(o):], at+n
 	}
 }
 
@@ -294,24 +524,17 @@ func (s *substitution) number(text string) (int, bool) {
 		return 0, false
 	}
 	i, err := strconv.Atoi(text[:s.width])
-	if err != nil || i < 0 || i >= s.limit || strings.HasPrefix(text[:s.width], "-") || strings.HasPrefix(text[:s.width], "+") {
+	if err != nil || i < 0 || i >= s.limit || i >= len(s.originals) || strings.HasPrefix(text[:s.width], "-") || strings.HasPrefix(text[:s.width], "+") {
 		return 0, false
 	}
 	return i, true
 }
 
-// holds reports whether text holds a placeholder of s.
+// holds reports whether text holds a placeholder of B.
 func (s *substitution) holds(text string) bool {
-	for {
-		at := strings.Index(text, s.pfx)
-		if at < 0 {
-			return false
-		}
-		text = text[at+len(s.pfx):]
-		if _, ok := s.number(text); ok {
-			return true
-		}
-	}
+	p := placeholderScan{s: s, text: text, numAt: -1}
+	_, _, _, _, ok := p.next(0)
+	return ok
 }
 
 // templateWords collects the names a template set spells out: fields (`.Values.service`),

@@ -20,11 +20,12 @@ func changed(template, origin string) string {
 }
 
 // TestTaintedStrings: every non-empty string and key counts, however harmless it looks (b64dec
-// turns a harmless one into anything).
+// turns a harmless one into anything), and so does every number and bool (an indentation, a
+// branch).
 func TestTaintedStrings(t *testing.T) {
 	values := map[string]any{
 		"name": "web",
-		"a":    map[string]any{"b": "x: y", "c": "", "d": int64(3)},
+		"a":    map[string]any{"b": "x: y", "c": "", "d": int64(3), "e": false},
 		"l":    []any{"ok", map[string]any{"m": "#c"}},
 		"enc":  "LSBmb28=",
 		"":     "empty key",
@@ -37,6 +38,9 @@ func TestTaintedStrings(t *testing.T) {
 		{Value: "x: y", Origin: tenant("a.b")},
 		{Value: "c", Origin: tenant("a.c") + " (a key)"},
 		{Value: "d", Origin: tenant("a.d") + " (a key)"},
+		{Value: "3", Origin: tenant("a.d"), Scalar: int64(3)},
+		{Value: "e", Origin: tenant("a.e") + " (a key)"},
+		{Value: "false", Origin: tenant("a.e"), Scalar: false},
 		{Value: "enc", Origin: tenant("enc") + " (a key)"},
 		{Value: "LSBmb28=", Origin: tenant("enc")},
 		{Value: "l", Origin: tenant("l") + " (a key)"},
