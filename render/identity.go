@@ -30,7 +30,10 @@ import (
 //   - no two keys of a map of A may read as the same JSON key (`true` and "true").
 //
 // No list of functions or of dangerous characters is involved: C is rendered only where A and
-// B differ and B shows no placeholder, so that the common case costs one comparison.
+// B differ and B shows no placeholder, so that the common case costs one comparison. That
+// comparison is first made on the parses the objects are made of (JSON types, keys unordered),
+// which the render has anyway; only where keys do not pair by name (a tenant key YAML read as
+// a bool, or one transformed past recognition) are A and B parsed again in YAML's order.
 
 // orderedDocuments parses a template's output as kind parses it, keeping each mapping's keys in
 // the order YAML read them and with the types it gave them (yaml.MapSlice): the applied object
@@ -93,17 +96,182 @@ func ordered(v any) any {
 	return v
 }
 
-// identity compares A's parse with B's. c returns C's parse of the same template, rendered on
-// first use; ok false when C could not be rendered or parsed.
+// identityCheck compares A's parse with B's, first as the objects are parsed (JSON types, keys
+// unordered; sameJSON), and where that cannot decide, in YAML's order and types (same).
+// cText renders C's text for the same template, on first use; ok false when C could not be
+// rendered.
 type identityCheck struct {
-	sub   *substitution
-	c     func() (docs []any, ok bool)
-	cDocs []any
-	cOK   bool
-	cDone bool
-	// path is where the walk is in B, as positions: a document's, a list element's, and for
-	// a map pair p, 2p for its key and 2p+1 for its value. C is walked by it.
+	sub    *substitution
+	cText  func() (text string, ok bool)
+	status bool // the status template's output: one document, or nothing
+	c      struct {
+		done, ok         bool
+		text             string
+		json, ordered    []any
+		jsonOK, orderOK  bool
+		jsonDone, orDone bool
+	}
+	// path is where the ordered walk is in B, as positions: a document's, a list element's,
+	// and for a map pair p, 2p for its key and 2p+1 for its value. C is walked by it.
 	path []int
+	// jpath is where the JSON walk is in B: a document's position, then keys and list
+	// positions; tenantKeys counts the keys on it that hold a placeholder (C's keys differ
+	// there, so C cannot be walked by it).
+	jpath      []any
+	tenantKeys int
+}
+
+// verdict is what the JSON comparison found.
+type verdict uint8
+
+const (
+	alike verdict = iota
+	unlike
+	undecided // keys that do not pair by name, or C needed under a tenant key
+)
+
+// sameJSON compares A's and B's documents as parseDocuments gives them. Keys pair by name (a
+// key of B holding a placeholder with the key it restores to); a key that does not pair, or a
+// scalar under a tenant key that only C could classify, leaves it undecided.
+func (m *identityCheck) sameJSON(a, b []any) verdict {
+	if len(a) != len(b) {
+		return unlike
+	}
+	for i := range b {
+		m.jpath, m.tenantKeys = append(m.jpath[:0], i), 0
+		if v := m.jnode(a[i], b[i]); v != alike {
+			return v
+		}
+	}
+	return alike
+}
+
+func (m *identityCheck) jnode(a, b any) verdict {
+	switch bv := b.(type) {
+	case map[string]any:
+		av, ok := a.(map[string]any)
+		if !ok || len(av) != len(bv) {
+			return unlike
+		}
+		for k, be := range bv {
+			key, tenant := k, m.sub.holds(k)
+			if tenant {
+				key, _ = m.sub.restore(k)
+			}
+			ae, ok := av[key]
+			if !ok {
+				return undecided
+			}
+			m.jpath = append(m.jpath, k)
+			if tenant {
+				m.tenantKeys++
+			}
+			v := m.jnode(ae, be)
+			m.jpath = m.jpath[:len(m.jpath)-1]
+			if tenant {
+				m.tenantKeys--
+			}
+			if v != alike {
+				return v
+			}
+		}
+		return alike
+	case []any:
+		av, ok := a.([]any)
+		if !ok || len(av) != len(bv) {
+			return unlike
+		}
+		for i := range bv {
+			m.jpath = append(m.jpath, i)
+			v := m.jnode(av[i], bv[i])
+			m.jpath = m.jpath[:len(m.jpath)-1]
+			if v != alike {
+				return v
+			}
+		}
+		return alike
+	}
+	switch {
+	case collection(a):
+		return unlike
+	case m.tenant(b):
+		if m.tenantScalar(a, b) {
+			return alike
+		}
+		return unlike
+	case a == b:
+		return alike
+	case m.tenantKeys > 0:
+		return undecided
+	}
+	cv, ok := m.atCJSON()
+	if !ok || collection(cv) || cv == b || !sameType(a, b) || !sameType(cv, b) {
+		return unlike
+	}
+	return alike
+}
+
+// tenantScalar decides a scalar of B that holds a placeholder: A's is of the same type, and
+// what the template wrote after a tenant string in the same scalar is still there.
+func (m *identityCheck) tenantScalar(a, b any) bool {
+	if !sameType(a, b) {
+		return false
+	}
+	bs, isString := b.(string)
+	if !isString {
+		return true
+	}
+	restored, _ := m.sub.restore(bs)
+	return !cutShort(a.(string), restored)
+}
+
+// render returns C's text, rendered on first use.
+func (m *identityCheck) render() (string, bool) {
+	if !m.c.done {
+		m.c.done = true
+		if m.cText != nil {
+			m.c.text, m.c.ok = m.cText()
+		}
+	}
+	return m.c.text, m.c.ok
+}
+
+// atCJSON returns C's node where the JSON walk is in B.
+func (m *identityCheck) atCJSON() (any, bool) {
+	if !m.c.jsonDone {
+		m.c.jsonDone = true
+		if text, ok := m.render(); ok {
+			parse := parseDocuments
+			if m.status {
+				parse = parseStatus
+			}
+			docs, _, err := parse(text)
+			m.c.json, m.c.jsonOK = docs, err == nil
+		}
+	}
+	if !m.c.jsonOK || m.jpath[0].(int) >= len(m.c.json) {
+		return nil, false
+	}
+	v := m.c.json[m.jpath[0].(int)]
+	for _, p := range m.jpath[1:] {
+		switch p := p.(type) {
+		case string:
+			c, ok := v.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			if v, ok = c[p]; !ok {
+				return nil, false
+			}
+		case int:
+			c, ok := v.([]any)
+			if !ok || p >= len(c) {
+				return nil, false
+			}
+			v = c[p]
+		}
+	}
+	return v, true
 }
 
 // same reports whether A's documents are B's, exactly but for what depends on tenant content.
@@ -149,16 +317,7 @@ func (m *identityCheck) scalar(a, b any) bool {
 		return false
 	}
 	if m.tenant(b) {
-		if !sameType(a, b) {
-			return false
-		}
-		bs, isString := b.(string)
-		if !isString {
-			return true
-		}
-		// What the template wrote after a tenant string in the same scalar is still there.
-		restored, _ := m.sub.restore(bs)
-		return !cutShort(a.(string), restored)
+		return m.tenantScalar(a, b)
 	}
 	if a == b {
 		return true
@@ -275,18 +434,19 @@ func (m *identityCheck) tenant(b any) bool {
 	return ok
 }
 
-// atC returns C's node where the walk is in B.
+// atC returns C's node where the ordered walk is in B.
 func (m *identityCheck) atC() (any, bool) {
-	if !m.cDone {
-		m.cDone = true
-		if m.c != nil {
-			m.cDocs, m.cOK = m.c()
+	if !m.c.orDone {
+		m.c.orDone = true
+		if text, ok := m.render(); ok {
+			docs, err := orderedDocuments(text, m.status)
+			m.c.ordered, m.c.orderOK = docs, err == nil
 		}
 	}
-	if !m.cOK || len(m.path) == 0 || m.path[0] >= len(m.cDocs) {
+	if !m.c.orderOK || len(m.path) == 0 || m.path[0] >= len(m.c.ordered) {
 		return nil, false
 	}
-	v := m.cDocs[m.path[0]]
+	v := m.c.ordered[m.path[0]]
 	for _, p := range m.path[1:] {
 		switch c := v.(type) {
 		case yamlv2.MapSlice:

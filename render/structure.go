@@ -154,7 +154,7 @@ func (s *structureCheck) verify(c *compiled, textA string, parsedA []any, docA i
 			return errB // the render's time ran out during the check: the render's failure, not a tenant's
 		}
 		if errB != nil || pending != nil {
-			return s.blame(c, textA, docA, errA, kind)
+			return s.blame(c, textA, parsedA, docA, errA, kind)
 		}
 		out = &bOutput{text: textB, code: slices.Clone(y.code)}
 		if s.keyed {
@@ -162,7 +162,7 @@ func (s *structureCheck) verify(c *compiled, textA string, parsedA []any, docA i
 		}
 	}
 	if !slices.Equal(out.code, s.code[c]) {
-		return s.blame(c, textA, docA, errA, kind)
+		return s.blame(c, textA, parsedA, docA, errA, kind)
 	}
 	// The common case costs no second parse: B's text with the placeholders put back is A's
 	// text, and every string put back is interchangeable with its placeholder, so the two
@@ -172,44 +172,33 @@ func (s *structureCheck) verify(c *compiled, textA string, parsedA []any, docA i
 	}
 	parsedB, valid := out.parsed, out.valid
 	if !out.once {
-		parsedB, valid = orderedParse(out.text, kind)
+		var errYAML error
+		parsedB, _, errYAML = kind.parse(out.text)
 		s.parses++
+		valid = errYAML == nil
 		if s.keyed {
 			bMemory.parsed(s.key, out, parsedB, valid)
 		}
 	}
-	if errA != nil {
-		if !valid {
-			return nil
-		}
-		return s.blame(c, textA, docA, errA, kind)
-	}
-	if valid && !moreComments(textA, out.text) && s.identicalWith(s.sub, textA, parsedB, kind, func() (string, bool) {
-		if s.cy == nil {
-			y, err := s.b.newExecution(s.in, s.sub.other())
-			if err != nil {
-				return "", false
+	switch {
+	case errA != nil && !valid:
+		return nil
+	case errA == nil && valid && !moreComments(textA, out.text) &&
+		s.identicalWith(s.sub, textA, parsedA, out.text, parsedB, kind, func() (string, bool) {
+			if s.cy == nil {
+				y, err := s.b.newExecution(s.in, s.sub.other())
+				if err != nil {
+					return "", false
+				}
+				y.budget.deadline = s.bDeadline
+				s.cy = y
 			}
-			y.budget.deadline = s.bDeadline
-			s.cy = y
-		}
-		text, pending, err := s.replay(s.cy, &s.cCaughtUp, c)
-		return text, err == nil && pending == nil && slices.Equal(s.cy.code, s.code[c])
-	}) {
+			text, pending, err := s.replay(s.cy, &s.cCaughtUp, c)
+			return text, err == nil && pending == nil && slices.Equal(s.cy.code, s.code[c])
+		}):
 		return nil
 	}
-	return s.blame(c, textA, docA, errA, kind)
-}
-
-// orderedParse parses a template's output for the comparison (orderedDocuments); valid is
-// whether it is valid as kind's own parse, the objects', says, which refuses what yaml/v2
-// alone would let pass (duplicate keys).
-func orderedParse(text string, kind outputKind) (parsed []any, valid bool) {
-	if _, _, err := kind.parse(text); err != nil {
-		return nil, false
-	}
-	parsed, err := orderedDocuments(text, kind.status)
-	return parsed, err == nil
+	return s.blame(c, textA, parsedA, docA, errA, kind)
 }
 
 // replay renders c in y (B's or C's execution), after the templates A rendered before c that y
@@ -227,29 +216,27 @@ func (s *structureCheck) replay(y *execution, caughtUp *int, c *compiled) (strin
 	return y.run(c)
 }
 
-// identicalWith reports whether A's output (textA) is B's (parsedB) exactly, but for what
-// depends on tenant content (identity.go), sub being B's substitution. renderC renders
-// the template with C's placeholders, when it is needed.
-func (s *structureCheck) identicalWith(sub *substitution, textA string, parsedB []any, kind outputKind, renderC func() (string, bool)) bool {
-	parsedA, err := orderedDocuments(textA, kind.status)
-	if err != nil {
+// identicalWith reports whether A's output is B's exactly, but for what depends on tenant
+// content (identity.go), sub being B's substitution: first on the parses (parsedA, parsedB),
+// and where that cannot decide, on the texts parsed in YAML's order. renderC renders the
+// template with C's placeholders, when it is needed.
+func (s *structureCheck) identicalWith(sub *substitution, textA string, parsedA []any, textB string, parsedB []any, kind outputKind, renderC func() (string, bool)) bool {
+	m := &identityCheck{sub: sub, cText: renderC, status: kind.status}
+	switch m.sameJSON(parsedA, parsedB) {
+	case alike:
+		return true
+	case unlike:
 		return false
 	}
-	m := &identityCheck{sub: sub, c: func() ([]any, bool) {
-		text, ok := renderC()
-		if !ok {
-			return nil, false
-		}
-		docs, err := orderedDocuments(text, kind.status)
-		return docs, err == nil
-	}}
-	return m.same(parsedA, parsedB)
+	a, errA := orderedDocuments(textA, kind.status)
+	b, errB := orderedDocuments(textB, kind.status)
+	return errA == nil && errB == nil && m.same(a, b)
 }
 
 // blame finds a tenant string whose substitution changes c's output: it renders B again with
 // only the first n tenant strings (in sorted order) replaced, and searches n by bisection.
 // This is the failure path: a few more renders are fine.
-func (s *structureCheck) blame(c *compiled, textA string, docA int, errA error, kind outputKind) error {
+func (s *structureCheck) blame(c *compiled, textA string, parsedA []any, docA int, errA error, kind outputKind) error {
 	var failure error  // the error B ran into, if it failed to render
 	var spent error    // a budget exceeded while searching: reported as is, no tenant blamed
 	var code bool      // B ran other template code through tpl
@@ -295,15 +282,15 @@ func (s *structureCheck) blame(c *compiled, textA string, docA int, errA error, 
 			code = true
 			return true
 		}
-		parsedB, valid := orderedParse(text, kind)
+		parsedB, _, errB := kind.parse(text)
 		if errA != nil {
-			return valid
+			return errB == nil
 		}
-		if !valid {
+		if errB != nil {
 			return true
 		}
 		sub := s.sub.prefix(n)
-		if !s.identicalWith(sub, textA, parsedB, kind, func() (string, bool) {
+		if !s.identicalWith(sub, textA, parsedA, text, parsedB, kind, func() (string, bool) {
 			text, y, err := render(sub.other())
 			if y != nil {
 				defer y.done()

@@ -109,9 +109,11 @@ func interchangeable(s string) bool {
 	if !inert(s) {
 		return false
 	}
-	for _, w := range nonStringWords {
-		if strings.Contains(w, s) {
-			return false
+	if len(s) <= maxNonStringWord {
+		for _, w := range nonStringWords {
+			if strings.Contains(w, s) {
+				return false
+			}
 		}
 	}
 	for i := 0; i < len(s); i++ {
@@ -133,6 +135,9 @@ var nonStringWords = []string{
 	"~", "null", "Null", "NULL", "<<",
 	".nan", ".NaN", ".NAN", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF",
 }
+
+// maxNonStringWord is the length of the longest of nonStringWords.
+const maxNonStringWord = 5
 
 // placeholderPrefix starts every placeholder; the rest is a zero-padded number, so that
 // placeholders sort as the strings they stand for do and a `range` over a map with tenant keys

@@ -318,3 +318,4 @@ func TestTransformedInjection(t *testing.T) {
 		})
 	}
 }
+
