@@ -318,4 +318,3 @@ func TestTransformedInjection(t *testing.T) {
 		})
 	}
 }
-
