@@ -55,6 +55,9 @@ type Blueprint struct {
 	// mutates is set when a template can change a map in place (see mayMutate): only then
 	// does a render copy what it is given.
 	mutates bool
+	// callsTpl is set when a template names tpl: a render with tenant values then learns first
+	// which texts the templates run through tpl with inert stand-ins (tplguard.go).
+	callsTpl bool
 }
 
 // compiled is one resource template.
@@ -125,6 +128,7 @@ func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint,
 	}
 	b.words = templateWords(b.root)
 	b.mutates = mayMutate(b.root)
+	b.callsTpl = names(b.root, "tpl")
 	rewriteDecisions(b.root)
 	if slices.ContainsFunc(append(slices.Clip(b.gateway), append(b.route, b.status)...), func(c *compiled) bool { return c != nil && len(c.reads) > 0 }) {
 		sources := map[string]string{}
@@ -289,6 +293,11 @@ func (b *Blueprint) render(in *Input, set []*compiled, status *compiled) (*Outpu
 	if len(in.Tainted) > 0 {
 		check = b.newStructureCheck(in, x.budget.deadline)
 		defer check.done()
+		if b.callsTpl {
+			if x.tplGuard, err = b.inertTplCalls(in, check.sub, x.budget.deadline, set, status); err != nil {
+				return nil, err
+			}
+		}
 	}
 	out := &Output{}
 	var errs []error
@@ -299,6 +308,9 @@ func (b *Blueprint) render(in *Input, set []*compiled, status *compiled) (*Outpu
 		}
 		text, pending, err := x.run(c)
 		check.ran(c, x.d.log, x.code)
+		if e, ok := err.(*Error); ok && x.refused != nil && e.Origin == "" {
+			e.Origin = b.tplCulprit(in, check, x.tplGuard, c)
+		}
 		switch {
 		case err != nil:
 			errs = append(errs, err)
@@ -359,6 +371,13 @@ type execution struct {
 	d decider
 	// code is the shape of each text tpl ran in the current template (see codeShape).
 	code []string
+	// tplGuard, in a render with tenant values, holds the texts tpl may run code in (see
+	// tplguard.go); tplCalls, in the render that learns them, collects them.
+	tplGuard *tplGuard
+	tplCalls *[]tplCall
+	// refused is set when the guard refused a tpl text in the current template: the
+	// template's error says so, naming the tenant value it found in the text.
+	refused *Error
 }
 
 // newExecution takes a bound clone of the template set from the pool (cloning the set for
@@ -463,6 +482,7 @@ func mayMutate(t *template.Template) bool {
 // done returns an execution to the pool.
 func (x *execution) done() {
 	x.data = nil
+	x.tplGuard, x.tplCalls = nil, nil
 	clear(x.roots.maps) // nothing of this render stays reachable from the pool
 	x.b.executions.Put(x)
 }
@@ -820,13 +840,18 @@ func (x *execution) tpl(text string, data any) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("tpl: %w", err)
 	}
+	plain := plainText(t, x.t)
 	// The text and the templates it defines are new trees: count their loops too.
 	for _, n := range t.Templates() {
 		if old := x.t.Lookup(n.Name()); old == nil || old.Tree != n.Tree {
 			instrument(n.Tree)
 		}
 	}
-	x.code = append(x.code, codeShape(t, x.t))
+	shape := codeShape(t, x.t)
+	if err := x.guardTpl(text, shape, plain); err != nil {
+		return "", err
+	}
+	x.code = append(x.code, shape)
 	buf := budgetWriter{budget: &x.budget}
 	if err := t.Execute(&buf, data); err != nil {
 		if d := nestedTooDeep(err); d != err {
@@ -851,9 +876,13 @@ func (x *execution) run(c *compiled) (text string, pending *Pending, err error) 
 	}
 	buf := budgetWriter{budget: &x.budget}
 	buf.buf.Grow(int(min(c.size.Load(), maxSizeHint)))
-	x.depth, x.code = 0, x.code[:0]
+	x.depth, x.code, x.refused = 0, x.code[:0], nil
 	if execErr := x.t.ExecuteTemplate(&buf, c.field, x.data); execErr != nil {
 		e, ctx := templateError(x.b.Name, c.field, execErr)
+		if x.refused != nil {
+			e.Origin, e.Msg = x.refused.Origin, x.refused.Msg
+			return "", nil, e
+		}
 		// A budget exceeded anywhere in the render (an include, a function, the writer) is
 		// this template's failure, said once, whatever text/template wrapped around it.
 		if x.budget.err != nil {

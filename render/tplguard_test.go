@@ -1,0 +1,98 @@
+package render_test
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+
+	"gantry.dev/gantry/render"
+)
+
+// TestTenantTextNeverRunsAsCode: issue 19's tpl attack. `{{ tpl .Values.greeting . }}` with a
+// tenant greeting of `{{ fail (toJson $.Values) }}` ran in the real render before any check,
+// and its error, holding a platform override's secret, reached the Gateway's status. Text that
+// carries tenant content and holds an action is now refused before it runs, however the
+// template built it; the error names the tenant value and shows no value. Text alone, and the
+// platform's own template text with tenant values in it, still run.
+func TestTenantTextNeverRunsAsCode(t *testing.T) {
+	const secret = "s3cr3t-platform-token"
+	payload := `{{ fail (printf "RAN %s" (toJson $.Values)) }}`
+	refused := []struct{ name, line, value string }{
+		{"as it is", "k: {{ tpl .Values.v . | quote }}", payload},
+		{"after b64dec", "k: {{ tpl (.Values.v | b64dec) . | quote }}", base64.StdEncoding.EncodeToString([]byte(payload))},
+		{"inside the platform's text", `k: {{ tpl (printf "hello %s" .Values.v) . | quote }}`, payload},
+		{"after replace", `k: {{ tpl (.Values.v | replace "[[" "{{") . | quote }}`, strings.ReplaceAll(payload, "{{", "[[")},
+		{"a field name", `k: {{ tpl (printf "{{ .Values.%s }}" .Values.v) . | quote }}`, "token"},
+		{"a define", "k: {{ tpl .Values.v . | quote }}", `{{ define "x" }}{{ fail "RAN" }}{{ end }}`},
+	}
+	for _, tt := range refused {
+		t.Run(tt.name, func(t *testing.T) {
+			b := mustCompile(t, gatewaySpec(map[string]string{"t": configMap("cm", tt.line)}))
+			in := input(map[string]any{"v": tt.value, "token": secret})
+			in.Tainted = render.TaintedStrings(map[string]any{"v": tt.value}, tenant)
+			out, err := b.RenderGateway(in)
+			if err == nil {
+				t.Fatalf("RenderGateway = %v, want the tenant's code refused", out.Objects[0].Object["data"])
+			}
+			if strings.Contains(err.Error(), "RAN") || strings.Contains(err.Error(), secret) {
+				t.Fatalf("the tenant's code ran, or its error shows a platform value: %v", err)
+			}
+			var e *render.Error
+			if !asError(err, &e) || e.Origin != tenant("v") || !strings.Contains(e.Msg, "refused to run this text") {
+				t.Fatalf("error %v, want the refusal naming %s", err, tenant("v"))
+			}
+		})
+	}
+	allowed := []struct{ name, line, want string }{
+		{"tenant text alone", "k: {{ tpl .Values.v . | quote }}", "web and more"},
+		// The template spells .Values.v: a tenant key is kept as it is in the stand-in render
+		// only where the blueprint's templates name it, not where a platform value does.
+		{"the platform's text with a tenant value in it", "k: {{ tpl .Values.greeting . | quote }}{{ $_ := .Values.v }}", "hello web and more"},
+		{"the platform's text built around a tenant value", `k: {{ tpl (printf "{{ %q | upper }}" .Values.v) . | quote }}`, "WEB AND MORE"},
+	}
+	for _, tt := range allowed {
+		t.Run(tt.name, func(t *testing.T) {
+			b := mustCompile(t, gatewaySpec(map[string]string{"t": configMap("cm", tt.line)}))
+			in := input(map[string]any{"v": "web and more", "greeting": "hello {{ .Values.v }}"})
+			in.Tainted = render.TaintedStrings(map[string]any{"v": "web and more"}, tenant)
+			out, err := b.RenderGateway(in)
+			if err != nil {
+				t.Fatalf("RenderGateway: %v", err)
+			}
+			if got := out.Objects[0].Object["data"].(map[string]any)["k"]; got != tt.want {
+				t.Errorf("k = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestErrorsShowNoPlatformValues: a tenant who makes a render fail reads the error in its
+// Gateway's or route's status. Whatever the tenant sends, the error must not show a platform
+// value the template put next to the tenant's: Gantry's messages name templates, lines,
+// documents and the tenant value's origin, never content.
+func TestErrorsShowNoPlatformValues(t *testing.T) {
+	const secret = "s3cr3t-platform-token"
+	lines := []string{
+		"token: {{ .Values.token }}",
+		"k: {{ .Values.v }}",
+		"t2: {{ .Values.token | quote }}",
+		"{{ .Values.v }}: x",
+		"n: {{ int .Values.v }}",
+		"l: {{ index (list .Values.token) (len .Values.v) }}",
+		"t: {{ tpl .Values.v . }}",
+	}
+	for _, v := range []string{
+		"x\n---\nkind: Secret", "'x", "\"x", "x: y: z", "[x", "{x", "x #", "on", "token", "~",
+		"{{ .Values.token }}", "{{ fail .Values.token }}", "0x1F", "&a x", "*a", "<<", "x\ttoken: y",
+	} {
+		for _, line := range lines {
+			b := mustCompile(t, gatewaySpec(map[string]string{"t": configMap("cm", "owner: platform", line)}))
+			in := input(map[string]any{"v": v, "token": secret})
+			in.Tainted = render.TaintedStrings(map[string]any{"v": v}, tenant)
+			_, err := b.RenderGateway(in)
+			if err != nil && strings.Contains(err.Error(), secret) {
+				t.Errorf("line %q, value %q: the error shows the platform's value: %v", line, v, err)
+			}
+		}
+	}
+}
