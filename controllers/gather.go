@@ -268,7 +268,8 @@ func gatewayRoutes(ctx context.Context, c client.Reader, key types.NamespacedNam
 // gatherNamespaceLabels reads the labels of every namespace when a listener or the Gateway's
 // allowedListeners selects namespaces by label.
 func gatherNamespaceLabels(ctx context.Context, c client.Reader, gw *gwv1.Gateway, in *desired.Input) error {
-	if !needsNamespaceLabels(gw) && !desired.ListenerSetsNeedNamespaceLabels(gw, in.ListenerSets) {
+	classSelects := in.Blueprint != nil && in.Blueprint.Spec.Namespaces != nil // spec.namespaces
+	if !classSelects && !needsNamespaceLabels(gw) && !desired.ListenerSetsNeedNamespaceLabels(gw, in.ListenerSets) {
 		return nil
 	}
 	in.NamespaceLabels = map[string]map[string]string{}

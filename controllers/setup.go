@@ -443,7 +443,9 @@ func (m *mapper) namespaceGateways(ctx context.Context, o client.Object) []recon
 	}
 	// Its ListenerSets' Gateways too: one may select ListenerSets by namespace label, and a
 	// ListenerSet's listeners routes by theirs.
-	return append(out, m.listenerSetGateways(ctx, client.InNamespace(o.GetName()))...)
+	out = append(out, m.listenerSetGateways(ctx, client.InNamespace(o.GetName()))...)
+	// And its own Gateways: their class's blueprint may serve some namespaces only.
+	return append(out, m.gateways(ctx, client.InNamespace(o.GetName()))...)
 }
 
 // secretGateways maps a Secret to the Gateways whose listeners name it.

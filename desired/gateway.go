@@ -54,6 +54,9 @@ func Gateway(in *Input) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := classServesNamespace(in); err != nil {
+		return nil, err
+	}
 	gcs, err := withParameters(gw, in.Parameters, in.GatewayConfigs)
 	if err != nil {
 		return nil, err
@@ -117,7 +120,8 @@ func Gateway(in *Input) (*Result, error) {
 		return &Result{Values: values}, fail(ReasonRenderFailed, err)
 	}
 	owner := Owner{Kind: "Gateway", NamespacedName: types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}}
-	res.Objects = appendObjects(res.Objects, gw, owner, out.Objects)
+	infra := newMetadataPolicy(gw, in.Blueprint)
+	res.Objects = appendObjects(res.Objects, gw, infra, owner, out.Objects)
 	res.Pending = out.Pending
 	if res.Addresses, err = addresses(bp.Name, out.Status); err != nil {
 		return &Result{Values: values}, fail(ReasonRenderFailed, err)
@@ -141,7 +145,7 @@ func Gateway(in *Input) (*Result, error) {
 			route.Err = fail(ReasonRenderFailed, fmt.Errorf("HTTPRoute %s: %w", key, err))
 			continue
 		}
-		res.Objects = appendObjects(res.Objects, gw, Owner{Kind: "HTTPRoute", NamespacedName: key}, objs)
+		res.Objects = appendObjects(res.Objects, gw, infra, Owner{Kind: "HTTPRoute", NamespacedName: key}, objs)
 	}
 	return res, nil
 }
@@ -399,7 +403,7 @@ func liveTainted(resources map[string][]map[string]any) []render.Tainted {
 
 // appendObjects adds rendered objects with the labels that tie them to their Gateway, class,
 // template and route.
-func appendObjects(dst []Object, gw *gwv1.Gateway, owner Owner, objs []render.Object) []Object {
+func appendObjects(dst []Object, gw *gwv1.Gateway, infra metadataPolicy, owner Owner, objs []render.Object) []Object {
 	for _, o := range objs {
 		meta := o.Object["metadata"].(map[string]any) // render checked it is there
 		labels, _ := meta["labels"].(map[string]any)
@@ -407,7 +411,7 @@ func appendObjects(dst []Object, gw *gwv1.Gateway, owner Owner, objs []render.Ob
 			labels = map[string]any{}
 			meta["labels"] = labels
 		}
-		infrastructureMetadata(meta, labels, gw.Spec.Infrastructure)
+		infra.apply(meta, labels)
 		labels[v1alpha1.LabelGatewayName] = LabelValue(gw.Name)
 		labels[v1alpha1.LabelGatewayClassName] = LabelValue(string(gw.Spec.GatewayClassName))
 		labels[v1alpha1.LabelTemplate] = LabelValue(o.Template)
@@ -417,33 +421,6 @@ func appendObjects(dst []Object, gw *gwv1.Gateway, owner Owner, objs []render.Ob
 		dst = append(dst, Object{Owner: owner, Template: o.Template, Object: o.Object})
 	}
 	return dst
-}
-
-// infrastructureMetadata adds the labels and annotations of a Gateway's spec.infrastructure
-// (GEP-1867) to a rendered object's metadata. They only fill in: a key the template set keeps
-// the template's value, and Gantry's own labels are set after this.
-func infrastructureMetadata(meta, labels map[string]any, infra *gwv1.GatewayInfrastructure) {
-	if infra == nil {
-		return
-	}
-	for k, v := range infra.Labels {
-		if _, ok := labels[string(k)]; !ok {
-			labels[string(k)] = string(v)
-		}
-	}
-	if len(infra.Annotations) == 0 {
-		return
-	}
-	annotations, _ := meta["annotations"].(map[string]any)
-	if annotations == nil {
-		annotations = map[string]any{}
-		meta["annotations"] = annotations
-	}
-	for k, v := range infra.Annotations {
-		if _, ok := annotations[string(k)]; !ok {
-			annotations[string(k)] = string(v)
-		}
-	}
 }
 
 // LabelValue fits a name into a label value (63 characters), keeping long names distinct with

@@ -66,6 +66,42 @@ type GatewayClassBlueprintSpec struct {
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=16
 	ListenerProtocols []gwv1.ProtocolType `json:"listenerProtocols,omitempty"`
+
+	// InfrastructureMetadata says where the labels and annotations of a Gateway's
+	// spec.infrastructure go, and which of them are taken. By default they go on the
+	// namespaced objects rendered in the Gateway's namespace, never on cluster-scoped ones
+	// nor on objects in a route's namespace, and never with a key of Gantry's or Gateway
+	// API's own (gantry.dev, gateway.networking.k8s.io and their subdomains).
+	// +optional
+	InfrastructureMetadata *InfrastructureMetadata `json:"infrastructureMetadata,omitempty"`
+
+	// Namespaces, when set, limits the Gateways this blueprint serves to namespaces whose
+	// labels match it: a Gateway of its class elsewhere is not accepted (NotAllowedByClass),
+	// and nothing is rendered for it. Unset, Gateways of any namespace are served.
+	// +optional
+	Namespaces *metav1.LabelSelector `json:"namespaces,omitempty"`
+}
+
+// InfrastructureMetadata decides which of a Gateway's infrastructure labels and annotations
+// (tenant input) reach the objects the blueprint renders.
+type InfrastructureMetadata struct {
+	// ClusterScoped also puts them on the cluster-scoped objects the blueprint renders. A
+	// label there can be a privilege (rbac.authorization.k8s.io/aggregate-to-view joins a
+	// ClusterRole to view), so it is off by default.
+	// +optional
+	ClusterScoped bool `json:"clusterScoped,omitempty"`
+	// AllowedKeys, when set, are the only label and annotation keys taken: a key, or a prefix
+	// ending in '/' (every key of that domain, e.g. example.com/) or '*'.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=64
+	AllowedKeys []string `json:"allowedKeys,omitempty"`
+	// DeniedKeys are never taken, written as AllowedKeys are. Gantry's and Gateway API's own
+	// keys are denied whatever these lists say.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=64
+	DeniedKeys []string `json:"deniedKeys,omitempty"`
 }
 
 // ValuesStanzas is a pair of value trees: defaults, beaten by anything more specific, and
