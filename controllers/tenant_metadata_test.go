@@ -54,7 +54,9 @@ rules:
 	}
 	create(t, gw)
 	roleName := ns + "-web-reader"
-	t.Cleanup(func() { _ = k8s.Delete(t.Context(), &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: roleName}}) })
+	t.Cleanup(func() {
+		_ = k8s.Delete(t.Context(), &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: roleName}})
+	})
 	eventually(t, "the ConfigMap takes the tenant's plain keys only, the ClusterRole none", func() error {
 		got := &corev1.ConfigMap{}
 		if err := k8s.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "web-infra"}, got); err != nil {
