@@ -92,11 +92,13 @@ func Gateway(in *Input) (*Result, error) {
 	}
 	gwOrigin := fmt.Sprintf("Gateway %s/%s field", gw.Namespace, gw.Name)
 	gwTainted := render.TaintedStrings(gwMap, func(p string) string { return gwOrigin + " " + p })
-	setMaps, setTainted, err := listenerSetMaps(in.ListenerSets, sets)
+	setMaps, setTainted, err := listenerSetMaps(in, sets)
 	if err != nil {
 		return nil, err
 	}
 	gwTainted = append(gwTainted, setTainted...)
+	// Gantry's verdicts on the certificateRefs, added after the tenant's strings are taken.
+	flagCertificateRefs(gwMap, gw.Spec.Listeners, "Gateway", gw.Namespace, in.Secrets, in.ReferenceGrants)
 
 	res := &Result{Values: values, Hostnames: att.hostnames, Listeners: att.listeners, Routes: att.routes, ListenerSets: sets}
 	resources := bp.ReadableResources(byTemplateKey(in.Live, bp.GatewayTemplates()))

@@ -227,7 +227,8 @@ func ListenerSetCertificateRefKeys(ls *gwv1.ListenerSet) []types.NamespacedName 
 // listenerSetMaps are the attached ListenerSets as templates see them (.ListenerSets), in
 // listener precedence, and their strings: a ListenerSet is a tenant's object, as hostile as a
 // GatewayConfig value.
-func listenerSetMaps(specs []*gwv1.ListenerSet, sets []ListenerSet) ([]map[string]any, []render.Tainted, error) {
+func listenerSetMaps(in *Input, sets []ListenerSet) ([]map[string]any, []render.Tainted, error) {
+	specs := in.ListenerSets
 	out := []map[string]any{}
 	var tainted []render.Tainted
 	for _, o := range sets {
@@ -245,6 +246,7 @@ func listenerSetMaps(specs []*gwv1.ListenerSet, sets []ListenerSet) ([]map[strin
 		out = append(out, m)
 		origin := fmt.Sprintf("ListenerSet %s field ", o.NamespacedName)
 		tainted = append(tainted, render.TaintedStrings(m, func(p string) string { return origin + p })...)
+		flagCertificateRefs(m, entryListeners(specs[i]), "ListenerSet", o.Namespace, in.Secrets, in.ReferenceGrants)
 	}
 	return out, tainted, nil
 }

@@ -165,3 +165,32 @@ func StripTLSSecret(s *corev1.Secret) {
 	s.Annotations = ann
 	s.Data, s.StringData, s.ManagedFields = nil, nil, nil
 }
+
+// flagCertificateRefs marks, in the map templates see of a Gateway or a ListenerSet (kind),
+// each listener's certificateRefs with whether it resolves (`resolved`) and why not
+// (`reason`: RefNotPermitted, InvalidCertificateRef), as .Backends marks backendRefs: a
+// template that mounts or copies a certificate must not use a Secret of another namespace
+// that no ReferenceGrant lets this Gateway read, and cannot tell one otherwise.
+func flagCertificateRefs(m map[string]any, specs []gwv1.Listener, kind, ns string, secrets map[types.NamespacedName]*corev1.Secret, grants []*gwv1beta1.ReferenceGrant) {
+	spec, _ := m["spec"].(map[string]any)
+	listeners, _ := spec["listeners"].([]any)
+	for i, l := range specs {
+		if l.TLS == nil || i >= len(listeners) {
+			continue
+		}
+		lm, _ := listeners[i].(map[string]any)
+		tls, _ := lm["tls"].(map[string]any)
+		refs, _ := tls["certificateRefs"].([]any)
+		for j, ref := range l.TLS.CertificateRefs {
+			if j >= len(refs) {
+				break
+			}
+			rm, ok := refs[j].(map[string]any)
+			if !ok {
+				continue
+			}
+			reason, _ := certificateRef(kind, ns, ref, secrets, grants)
+			rm["resolved"], rm["reason"] = reason == "", string(reason)
+		}
+	}
+}
