@@ -41,3 +41,33 @@ data:
 		}
 	}
 }
+
+// TestRouteHostnamesOnlyWhereServed: issue 19. A tenant's route attached to a shared
+// Gateway's `*.example.com` listener through one hostname it serves brought its other
+// hostnames along into .Hostnames.Union and .Intersection, and so into the shared
+// Certificate: `login.victim-bank.com`, `*.attacker.net`. Only what a listener serves counts.
+func TestRouteHostnamesOnlyWhereServed(t *testing.T) {
+	tmpl := `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: names
+data:
+  union: {{ join "," .Hostnames.Union | quote }}
+  intersection: {{ join "," .Hostnames.Intersection | quote }}
+  attached: {{ join "," .Hostnames.Attached | quote }}
+`
+	l := listener("https", gwv1.HTTPProtocolType, 80, "*.example.com")
+	l.AllowedRoutes = &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: ptr(gwv1.NamespacesFromAll)}}
+	r := route("tenant", "shop", []string{"shop.example.com", "login.victim-bank.com", "*.attacker.net"}, parent())
+	res, err := desired.Gateway(&desired.Input{Gateway: gateway("web", l), Class: class(), Blueprint: blueprint(map[string]string{"names": tmpl}, `{}`), Routes: []*gwv1.HTTPRoute{r}})
+	if err != nil {
+		t.Fatalf("Gateway: %v", err)
+	}
+	data := res.Objects[0].Object["data"].(map[string]any)
+	want := map[string]any{"union": "*.example.com,shop.example.com", "intersection": "*.example.com", "attached": "shop.example.com"}
+	for k, v := range want {
+		if data[k] != v {
+			t.Errorf("%s = %v, want %q", k, data[k], v)
+		}
+	}
+}

@@ -14,7 +14,9 @@ type ListenerRoutes struct {
 
 // ComputeHostnames gives .Hostnames for a Gateway.
 //
-// Union is every listener hostname and every attached route hostname.
+// Union is every listener hostname and every attached route hostname the listener serves (the
+// more specific of the two, as Attached has it): a route hostname no listener serves reaches
+// none of the three.
 //
 // Intersection is bifrost-gateway-controller's contract, kept for blueprints written for it:
 // Union without the names a wildcard in Union already covers, the fewest names a certificate
@@ -34,7 +36,6 @@ func ComputeHostnames(listeners []ListenerRoutes) Hostnames {
 			union = append(union, l.Hostname)
 		}
 		for _, route := range l.Routes {
-			union = append(union, route...)
 			if len(route) == 0 {
 				if l.Hostname != "" {
 					attached = append(attached, l.Hostname)
@@ -42,7 +43,10 @@ func ComputeHostnames(listeners []ListenerRoutes) Hostnames {
 				continue
 			}
 			for _, h := range route {
+				// Only what the listener serves: a route's other hostnames are the
+				// tenant's words, and would put any name into a shared certificate.
 				if m := intersect(l.Hostname, h); m != "" {
+					union = append(union, m)
 					attached = append(attached, m)
 				}
 			}
