@@ -2,8 +2,10 @@ package precedence
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Applies places a policy in the chain of in, or says why it does not apply.
@@ -114,8 +116,32 @@ func chain(in *Input) ([]placed, []Outcome) {
 			skipped = append(skipped, Outcome{Ref: p.Ref, State: StateNotApplicable, Reason: why})
 			continue
 		}
+		if why := refused(p); why != "" {
+			skipped = append(skipped, Outcome{Ref: p.Ref, State: StateNotApplicable, Reason: why})
+			continue
+		}
 		applicable = append(applicable, placed{Policy: p, level: level})
 	}
 	slices.SortStableFunc(applicable, higher)
 	return applicable, skipped
+}
+
+// refused says why a policy's values are refused (CheckValues), naming the policy and the
+// path, or returns "". A refused policy applies nowhere, so that what one tenant sends never
+// costs more than the bounds allow, and never fails another's Gateway.
+func refused(p *Policy) string {
+	for _, s := range []struct {
+		stanza Stanza
+		values map[string]any
+	}{{StanzaDefault, p.Default}, {StanzaOverride, p.Override}} {
+		var e *ValuesError
+		if err := CheckValues(s.values); errors.As(err, &e) {
+			sep := "."
+			if strings.HasPrefix(e.Path, "[") {
+				sep = ""
+			}
+			return fmt.Sprintf("%s is refused: spec.%s%s%s: %s", p.Ref, s.stanza, sep, e.Path, e.Msg)
+		}
+	}
+	return ""
 }

@@ -14,4 +14,9 @@
 //
 // Defaults: lower beats higher. Overrides: higher beats lower, and every override beats every
 // default. Values merge as an RFC 7386 JSON merge patch.
+//
+// What a tenant sends costs a bounded amount: a policy whose values nest deeper than
+// MaxValuesDepth or hold more than MaxValuesSize entries is refused (CheckValues; its outcome
+// is NotApplicable, with the reason naming the policy and the path), the merge is linear in
+// the values, and each value keeps at most MaxShadowed entries of history.
 package precedence

@@ -35,12 +35,13 @@ func Resolve(in Input) *Result {
 	add(Ref{Kind: KindCommandLine}, LevelCommandLine, StanzaOverride, in.CommandLine)
 
 	m := merger{root: newMap(Source{}), lost: map[Ref][]Superseded{}}
+	path := make(Path, 0, MaxValuesDepth+1) // the buffer patch and leaves share
 	for i := range layers {
-		m.patch(m.root, nil, layers[i].values, &layers[i].Source)
+		m.patch(m.root, path, layers[i].values, &layers[i].Source)
 	}
 
 	res := &Result{Values: m.root.values(), Chain: []Ref{bp}}
-	m.root.leaves(nil, nil, &res.Leaves)
+	m.root.leaves(path, nil, &res.Leaves)
 	for _, p := range applicable {
 		res.Chain = append(res.Chain, p.Ref)
 		o := m.outcome(p)
@@ -81,12 +82,31 @@ type merger struct {
 	// lost nor counted twice.
 	contributed map[Ref]map[string]bool
 	lost        map[Ref][]Superseded
+	// defaultLosses indexes, by path, each policy's lost entries of its default stanza, for
+	// forgive: scanning them all for every value an override sets cost their product.
+	defaultLosses map[Ref]*lossTrie
 }
 
+// lossTrie holds the indexes (in merger.lost) of the losses at one path, and the paths below.
+type lossTrie struct {
+	here     []int
+	children map[string]*lossTrie
+}
+
+// scanLosses is how many losses forgive scans before it indexes them.
+const scanLosses = 32
+
+// forgiven marks a loss that forgive dropped; outcome leaves it out.
+const forgiven Stanza = ""
+
 // patch applies p at n as an RFC 7386 merge patch, recording who beat whom.
+//
+// path is n's path in a buffer that every level shares: at is path and k in the same buffer,
+// overwritten by the next key, so whatever keeps a path clones it (copying the path at every
+// level cost O(depth²)).
 func (m *merger) patch(n *node, path Path, p map[string]any, by *Source) {
 	for _, k := range sortedKeys(p) {
-		v, old, at := p[k], n.children[k], path.child(k)
+		v, old, at := p[k], n.children[k], append(path, k)
 		switch v := v.(type) {
 		case nil:
 			m.forgive(by, at, true)
@@ -137,27 +157,66 @@ func (m *merger) contribute(by *Source, at Path) {
 // forgive drops the losses of by's own default stanza that by's override, now patching at,
 // would have caused anyway — at at and above it, and when below is set under it too — for a
 // policy's override over its own default is not a loss, whoever replaced the default first.
+//
+// It costs the length of at plus the losses it drops: each loss is dropped once, and the index
+// forgets what it dropped.
 func (m *merger) forgive(by *Source, at Path, below bool) {
 	lost := m.lost[by.Ref]
 	if by.Stanza != StanzaOverride || len(lost) == 0 {
 		return
 	}
-	kept := lost[:0]
-	for _, s := range lost {
-		if s.Stanza == StanzaDefault && (at.hasPrefix(s.Path) || below && s.Path.hasPrefix(at)) {
-			continue
+	t := m.defaultLosses[by.Ref]
+	if t == nil && len(lost) <= scanLosses {
+		for i, s := range lost {
+			if s.Stanza == StanzaDefault && (at.hasPrefix(s.Path) || below && s.Path.hasPrefix(at)) {
+				lost[i].Stanza = forgiven
+			}
 		}
-		kept = append(kept, s)
+		return
 	}
-	if len(kept) == 0 {
-		kept = nil
+	if t == nil {
+		for i, s := range lost {
+			if s.Stanza == StanzaDefault {
+				m.indexLoss(by.Ref, s.Path, i)
+			}
+		}
+		t = m.defaultLosses[by.Ref]
+		if t == nil {
+			return
+		}
 	}
-	m.lost[by.Ref] = kept
+	for _, k := range at {
+		c := t.children[k]
+		if c == nil {
+			return
+		}
+		for _, i := range c.here {
+			lost[i].Stanza = forgiven
+		}
+		c.here = nil
+		t = c
+	}
+	if below {
+		var drop func(t *lossTrie)
+		drop = func(t *lossTrie) {
+			for _, i := range t.here {
+				lost[i].Stanza = forgiven
+			}
+			for _, c := range t.children {
+				drop(c)
+			}
+		}
+		drop(t)
+		t.here, t.children = nil, nil
+	}
 }
 
 // replace records that by replaced everything under old (at path at) and returns what it
 // shadowed, most recent first: each value with its own history, in key order, then the
-// history of the maps holding them.
+// history of the maps holding them — its first MaxShadowed entries. (Every replacement copied
+// the whole history before it: a value replaced back and forth by many policies, or a map
+// replaced by a scalar and rebuilt with many leaves, each inheriting it, cost the square of
+// what the policies held.) at may be a shared buffer: replace clones what it keeps.
 func (m *merger) replace(old *node, at Path, by *Source) []Shadow {
 	var out []Shadow
 	m.collect(old, at, by, &out)
@@ -167,27 +226,63 @@ func (m *merger) replace(old *node, at Path, by *Source) []Shadow {
 func (m *merger) collect(n *node, at Path, by *Source, out *[]Shadow) {
 	if len(n.children) > 0 {
 		for _, k := range sortedKeys(n.children) {
-			m.collect(n.children[k], at.child(k), by, out)
+			m.collect(n.children[k], append(at, k), by, out)
 		}
-		if m.contributed[n.src.Ref][at.String()] {
+		if set := m.contributed[n.src.Ref]; len(set) > 0 && set[at.String()] {
 			m.supersede(n.src, at, by) // set as {} and merged into since
 		}
-		*out = append(*out, n.shadowed...)
+		appendShadows(out, n.shadowed...)
 		return
 	}
 	// Only leaves, empty maps and tombstones carry values.
 	m.supersede(n.src, at, by)
-	*out = append(*out, Shadow{Path: at, Value: n.leafValue(), Removed: n.removed, Source: n.src})
-	*out = append(*out, n.shadowed...)
+	if len(*out) < MaxShadowed {
+		appendShadows(out, Shadow{Path: slices.Clone(at), Value: n.leafValue(), Removed: n.removed, Source: n.src})
+		appendShadows(out, n.shadowed...)
+	}
+}
+
+// appendShadows appends to out what fits within MaxShadowed.
+func appendShadows(out *[]Shadow, s ...Shadow) {
+	if room := MaxShadowed - len(*out); room > 0 {
+		*out = append(*out, s[:min(room, len(s))]...)
+	}
 }
 
 // supersede records that by replaced what src had set at at.
 func (m *merger) supersede(src Source, at Path, by *Source) {
 	if src.Ref != by.Ref {
-		m.lost[src.Ref] = append(m.lost[src.Ref], Superseded{Path: at, Stanza: src.Stanza, By: *by})
+		m.lost[src.Ref] = append(m.lost[src.Ref], Superseded{Path: slices.Clone(at), Stanza: src.Stanza, By: *by})
+		if src.Stanza == StanzaDefault && m.defaultLosses[src.Ref] != nil {
+			m.indexLoss(src.Ref, at, len(m.lost[src.Ref])-1)
+		}
 	} else if set := m.contributed[by.Ref]; set != nil {
 		delete(set, at.String()) // a policy's override over its own default
 	}
+}
+
+// indexLoss records that m.lost[ref][i], a loss of ref's default stanza, is at path at.
+func (m *merger) indexLoss(ref Ref, at Path, i int) {
+	if m.defaultLosses == nil {
+		m.defaultLosses = map[Ref]*lossTrie{}
+	}
+	t := m.defaultLosses[ref]
+	if t == nil {
+		t = &lossTrie{}
+		m.defaultLosses[ref] = t
+	}
+	for _, k := range at {
+		c := t.children[k]
+		if c == nil {
+			if t.children == nil {
+				t.children = map[string]*lossTrie{}
+			}
+			c = &lossTrie{}
+			t.children[k] = c
+		}
+		t = c
+	}
+	t.here = append(t.here, i)
 }
 
 // leafValue is the value a leaf node holds: an empty map is one.
@@ -241,23 +336,37 @@ func deepCopy(v any) any {
 
 // leaves lists the leaves under n in path order. A map's history (what it replaced when it
 // was created) belongs to every leaf inside it, after the leaf's own: it is older.
+//
+// at is a buffer shared by every level, as in patch. A leaf holds its first MaxShadowed entries
+// of history; with none of its own, it shares the history of the maps holding it.
 func (n *node) leaves(at Path, inherited []Shadow, out *[]Leaf) {
 	for _, k := range sortedKeys(n.children) {
-		c, p := n.children[k], at.child(k)
+		c, p := n.children[k], append(at, k)
 		shadowed := c.shadowed
-		if len(inherited) > 0 {
-			shadowed = slices.Concat(c.shadowed, inherited)
+		switch {
+		case len(inherited) == 0:
+		case len(c.shadowed) == 0:
+			shadowed = inherited
+		case len(c.shadowed) < MaxShadowed:
+			shadowed = make([]Shadow, 0, min(len(c.shadowed)+len(inherited), MaxShadowed))
+			appendShadows(&shadowed, c.shadowed...)
+			appendShadows(&shadowed, inherited...)
 		}
 		if len(c.children) > 0 {
 			c.leaves(p, shadowed, out)
 			continue
 		}
-		*out = append(*out, Leaf{Path: p, Value: c.leafValue(), Removed: c.removed, Source: c.src, Shadowed: shadowed})
+		*out = append(*out, Leaf{Path: slices.Clone(p), Value: c.leafValue(), Removed: c.removed, Source: c.src, Shadowed: slices.Clip(shadowed)})
 	}
 }
 
 func (m *merger) outcome(p placed) Outcome {
-	o := Outcome{Ref: p.Ref, Level: p.level, State: StateEnforced, Superseded: m.lost[p.Ref]}
+	o := Outcome{Ref: p.Ref, Level: p.level, State: StateEnforced}
+	for _, s := range m.lost[p.Ref] {
+		if s.Stanza != forgiven {
+			o.Superseded = append(o.Superseded, s)
+		}
+	}
 	if len(o.Superseded) == 0 {
 		return o
 	}

@@ -219,7 +219,8 @@ type Leaf struct {
 	Removed bool   `json:"removed,omitempty"`
 	Source  Source `json:"source"`
 	// Shadowed lists what this leaf replaced, most recent first, then what the maps holding it
-	// replaced when they were set (a map that replaced a scalar: the scalar).
+	// replaced when they were set (a map that replaced a scalar: the scalar); at most
+	// MaxShadowed of them, the most recent. Leaves under one map may share it: read only.
 	Shadowed []Shadow `json:"shadowed,omitempty"`
 }
 
