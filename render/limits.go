@@ -10,6 +10,7 @@ import (
 	"text/template"
 	"text/template/parse"
 	"time"
+	"unicode/utf8"
 
 	"github.com/Masterminds/sprig/v3"
 )
@@ -40,6 +41,9 @@ type Limits struct {
 	// MaxSteps caps the loop iterations and template calls of one render, whether or not they
 	// write anything.
 	MaxSteps int
+	// MaxAlloc caps the bytes of the results of the functions that build lists and maps,
+	// summed over the render, charged before each is built.
+	MaxAlloc int
 }
 
 // DefaultLimits fit the chart's 512 MiB memory limit with the default four concurrent Gateway
@@ -51,6 +55,7 @@ var DefaultLimits = Limits{
 	MaxObjects: 1000,
 	MaxLoop:    10000,
 	MaxSteps:   1000000,
+	MaxAlloc:   64 << 20,
 }
 
 // WithDefaults returns l with every zero field set to its default.
@@ -68,6 +73,7 @@ func (l Limits) WithDefaults() Limits {
 	l.MaxObjects = or(l.MaxObjects, DefaultLimits.MaxObjects)
 	l.MaxLoop = or(l.MaxLoop, DefaultLimits.MaxLoop)
 	l.MaxSteps = or(l.MaxSteps, DefaultLimits.MaxSteps)
+	l.MaxAlloc = or(l.MaxAlloc, DefaultLimits.MaxAlloc)
 	return l
 }
 
@@ -87,6 +93,7 @@ type budget struct {
 	bytes    int
 	objects  int
 	steps    int
+	alloc    int
 	// err is the first budget exceeded; once set, every later check fails with it.
 	err *budgetError
 }
@@ -160,6 +167,23 @@ func (b *budget) size(fn string, n int) error {
 func (b *budget) loop(fn string, n int) error {
 	if b.limits.MaxLoop > 0 && (n < 0 || n > b.limits.MaxLoop) {
 		return b.fail("render budget exceeded: %s would make more than %d elements (--render-max-loop)", fn, b.limits.MaxLoop)
+	}
+	return nil
+}
+
+// allocate charges a function result of n bytes before it is built, and reads the clock each
+// time a MiB boundary is crossed: a single call may cost as much as many steps.
+func (b *budget) allocate(fn string, n int) error {
+	if b.err != nil {
+		return b.err
+	}
+	before := b.alloc
+	b.alloc += n
+	if b.limits.MaxAlloc > 0 && (n < 0 || b.alloc > b.limits.MaxAlloc) {
+		return b.fail("render budget exceeded: allocation: %s would take the render's function results past %d bytes (--render-max-alloc)", fn, b.limits.MaxAlloc)
+	}
+	if before>>20 != b.alloc>>20 {
+		return b.clock()
 	}
 	return nil
 }
@@ -447,12 +471,22 @@ func (x *execution) bounded() template.FuncMap {
 			return fn(counter, typ, password, user, site), nil
 		}
 	}
+	for name, fn := range x.linear() {
+		fm[name] = fn
+	}
 	base := baseFuncs()
 	// text/template's own; a FuncMap entry takes precedence over a builtin.
 	base["print"], base["println"] = fmt.Sprint, fmt.Sprintln
 	for _, name := range walking {
 		if fn, ok := base[name]; ok {
 			fm[name] = b.sized(name, fn)
+		}
+	}
+	for _, name := range building {
+		if fn, ok := fm[name]; ok {
+			fm[name] = b.charged(name, fn)
+		} else if fn, ok := f[name]; ok {
+			fm[name] = b.charged(name, fn)
 		}
 	}
 	return fm
@@ -629,4 +663,170 @@ func (b *budget) out(_ string, v any) (any, error) {
 		}
 	}
 	return v, nil
+}
+
+// linear replaces the sprig functions whose cost grew with the product of their inputs with
+// implementations that give the same results in linear time (TestLinearFuncsAgreeWithSprig).
+func (x *execution) linear() template.FuncMap {
+	return template.FuncMap{
+		"uniq": func(list any) []any {
+			l, err := uniqLinear(list)
+			if err != nil {
+				panic(err) // as sprig's uniq: text/template reports it as the call's error
+			}
+			return l
+		},
+		"mustUniq": uniqLinear,
+		"trimAll":  func(a, b string) string { return trimCutset(b, a) },
+		"trimall":  func(a, b string) string { return trimCutset(b, a) },
+	}
+}
+
+// uniqLinear is sprig's mustUniq (the first of each run of reflect.DeepEqual values, in order)
+// in linear time: values of a basic kind, for which DeepEqual is ==, are looked up in a map;
+// only the others (maps, lists, pointers) are compared one by one with the others kept.
+func uniqLinear(list any) ([]any, error) {
+	switch k := reflect.TypeOf(list).Kind(); k {
+	case reflect.Slice, reflect.Array:
+	default:
+		return nil, fmt.Errorf("Cannot find uniq on type %s", k)
+	}
+	l := reflect.ValueOf(list)
+	dest := []any{}
+	seen := map[any]bool{}
+	var others []any
+	for i := range l.Len() {
+		item := l.Index(i).Interface()
+		if basic(item) {
+			if !seen[item] {
+				seen[item] = true
+				dest = append(dest, item)
+			}
+			continue
+		}
+		dup := false
+		for _, o := range others {
+			if reflect.DeepEqual(item, o) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			others = append(others, item)
+			dest = append(dest, item)
+		}
+	}
+	return dest, nil
+}
+
+// basic reports whether v is of a kind for which reflect.DeepEqual is == (NaN is unequal to
+// itself either way).
+func basic(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch reflect.TypeOf(v).Kind() {
+	case reflect.Bool, reflect.String,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return true
+	}
+	return false
+}
+
+// trimCutset is strings.Trim(s, cutset) in linear time. strings.Trim looks each character up
+// in the whole cutset when it is not ASCII; a set of its runes answers the same (ranging over
+// the cutset yields utf8.RuneError for an invalid byte, as strings.ContainsRune matches it).
+func trimCutset(s, cutset string) string {
+	if len(cutset) <= 16 {
+		return strings.Trim(s, cutset)
+	}
+	set := map[rune]bool{}
+	for _, r := range cutset {
+		set[r] = true
+	}
+	for s != "" {
+		r, n := utf8.DecodeRuneInString(s)
+		if !set[r] {
+			break
+		}
+		s = s[n:]
+	}
+	for s != "" {
+		r, n := utf8.DecodeLastRuneInString(s)
+		if !set[r] {
+			break
+		}
+		s = s[:len(s)-n]
+	}
+	return s
+}
+
+// building are the functions that build a list or map from their arguments: their result is
+// charged to the allocation budget (sixteen bytes an element) before it is built, so that a
+// loop that copies a growing list (append, concat…) is stopped however few steps it takes.
+var building = []string{
+	"list", "tuple", "dict", "append", "push", "mustAppend", "mustPush", "prepend", "mustPrepend",
+	"concat", "uniq", "mustUniq", "without", "mustWithout", "compact", "mustCompact", "rest",
+	"mustRest", "initial", "mustInitial", "reverse", "mustReverse", "chunk", "mustChunk", "keys",
+	"values", "pick", "omit", "pluck", "sortAlpha", "toStrings", "splitList", "split", "splitn",
+	"regexSplit", "mustRegexSplit", "regexFindAll", "mustRegexFindAll", "slice", "mustSlice",
+}
+
+// elementBytes is what one element of a list or map result is charged.
+const elementBytes = 16
+
+// resultElements bounds how many elements a building function's result holds: the elements
+// of its list and map arguments, one per string byte (splits) and one per other argument.
+func resultElements(args []reflect.Value) int {
+	n := 0
+	for _, a := range args {
+		if a.Kind() == reflect.Interface {
+			if a.IsNil() {
+				n++
+				continue
+			}
+			a = a.Elem()
+		}
+		switch a.Kind() {
+		case reflect.Slice, reflect.Array, reflect.Map, reflect.String:
+			n += a.Len() + 1
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// charged wraps a building function so that its result is charged before it is built.
+func (b *budget) charged(name string, fn any) any {
+	v := reflect.ValueOf(fn)
+	t := v.Type()
+	hasErr := t.NumOut() == 2
+	return reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {
+		n := resultElements(args)
+		if t.IsVariadic() && len(args) > 0 {
+			n += resultElements(sliceElems(args[len(args)-1])) - 1
+		}
+		if err := b.allocate(name, mul(n, elementBytes)); err != nil {
+			out := []reflect.Value{reflect.Zero(t.Out(0))}
+			if !hasErr {
+				panic(err) // text/template reports a panic in a function as its error
+			}
+			return append(out, reflect.ValueOf(&err).Elem())
+		}
+		if t.IsVariadic() {
+			return v.CallSlice(args)
+		}
+		return v.Call(args)
+	}).Interface()
+}
+
+func sliceElems(v reflect.Value) []reflect.Value {
+	out := make([]reflect.Value, v.Len())
+	for i := range out {
+		out[i] = v.Index(i)
+	}
+	return out
 }
