@@ -102,6 +102,7 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 	if err != nil {
 		r.board.attempted(req.NamespacedName)
 		r.notifyPolicies(ctx, g.in)
+		r.gatewayFailedRoutes(ctx, gw, g.in, desired.ReasonRenderFailed)
 		return ctrl.Result{}, r.failed(ctx, gw, g.in, err)
 	}
 	results := []*precedence.Result{res.Values}
@@ -138,9 +139,11 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 	if err != nil {
 		var c conflicts
 		if errors.As(err, &c) {
+			r.gatewayFailedRoutes(ctx, gw, g.in, ReasonObjectExists)
 			// The object in the way is not Gantry's, so no watch reports when it goes: look again.
 			return ctrl.Result{RequeueAfter: conflictRecheck}, r.writeStatus(ctx, gw, g.in, res, statusError{reason: ReasonObjectExists, err: err})
 		}
+		r.gatewayFailedRoutes(ctx, gw, g.in, ReasonApplyFailed)
 		if serr := r.writeStatus(ctx, gw, g.in, res, statusError{reason: ReasonApplyFailed, err: err}); serr != nil {
 			log.FromContext(ctx).Error(serr, "write status after a failed apply")
 		}
@@ -197,6 +200,28 @@ func keepTemplates(in *desired.Input, res *desired.Result, routeErrs map[types.N
 		}
 	}
 	return keep
+}
+
+// ReasonGatewayNotRendered is a route's Rendered reason while the Gateway it attaches to does
+// not render or apply: the route's objects for it are not brought up to date either.
+const ReasonGatewayNotRendered = "GatewayNotRendered"
+
+// gatewayFailedRoutes says, on every route that had an outcome for gw, that gw did not render
+// or apply (reason): a route must not keep saying Rendered=True while nothing of it is applied.
+// The message gives the Gateway's reason only: why is its owner's to read, in its status.
+func (r *GatewayReconciler) gatewayFailedRoutes(ctx context.Context, gw *gwv1.Gateway, in *desired.Input, reason string) {
+	if r.routes == nil || in == nil {
+		return
+	}
+	key := types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}
+	for _, route := range in.Routes {
+		if _, ok := r.routes.get(types.NamespacedName{Namespace: route.Namespace, Name: route.Name}, key); !ok {
+			continue
+		}
+		o := routeOutcome{status: metav1.ConditionFalse, reason: ReasonGatewayNotRendered, generation: route.Generation,
+			message: fmt.Sprintf("Gateway %s is not rendered (%s); the route's earlier objects are kept; the Gateway's owner reads why in its status", key, reason)}
+		r.routes.set(ctx, route, key, o)
+	}
 }
 
 // routeOutcomes decides each rendered route's Rendered condition for this Gateway, for the

@@ -54,9 +54,11 @@ func nextListenerSetStatus(ls *gwv1.ListenerSet, o desired.ListenerSet, gw *gwv1
 	case o.Reason == gwv1.ListenerSetReasonNotAllowed:
 		accepted.Status, accepted.Reason, accepted.Message = metav1.ConditionFalse, string(o.Reason), truncate(o.Message)
 	case gwAccepted == nil || gwAccepted.Status != metav1.ConditionTrue:
+		// The Gateway's reason, not its message: the message is about its owner's values and
+		// blueprint, which are not the ListenerSet's owner's to read (issue 19).
 		why := "it has no Accepted condition yet"
 		if gwAccepted != nil {
-			why = gwAccepted.Reason + ": " + gwAccepted.Message
+			why = gwAccepted.Reason + "; its owner reads why in its status"
 		}
 		accepted.Status, accepted.Reason, accepted.Message = metav1.ConditionFalse, string(gwv1.ListenerSetReasonParentNotAccepted), truncate(fmt.Sprintf("Gateway %s is not accepted: %s", gwKey, why))
 	case o.Reason != "":
@@ -76,7 +78,7 @@ func nextListenerSetStatus(ls *gwv1.ListenerSet, o desired.ListenerSet, gw *gwv1
 	case gwProgrammed.Reason == string(gwv1.GatewayReasonPending):
 		programmed.Status, programmed.Reason, programmed.Message = metav1.ConditionFalse, string(gwv1.ListenerSetReasonPending), truncate(fmt.Sprintf("Gateway %s: %s", gwKey, gwProgrammed.Message))
 	default:
-		programmed.Status, programmed.Reason, programmed.Message = metav1.ConditionFalse, string(gwv1.ListenerSetReasonInvalid), truncate(fmt.Sprintf("Gateway %s is not programmed (%s): %s", gwKey, gwProgrammed.Reason, gwProgrammed.Message))
+		programmed.Status, programmed.Reason, programmed.Message = metav1.ConditionFalse, string(gwv1.ListenerSetReasonInvalid), truncate(fmt.Sprintf("Gateway %s is not programmed (%s); its owner reads why in its status", gwKey, gwProgrammed.Reason))
 	}
 	conds := slices.Clone(ls.Status.Conditions)
 	meta.SetStatusCondition(&conds, accepted)
@@ -87,6 +89,9 @@ func nextListenerSetStatus(ls *gwv1.ListenerSet, o desired.ListenerSet, gw *gwv1
 	parent := metav1.Condition{Type: string(gwv1.ListenerConditionProgrammed), Status: metav1.ConditionFalse, Reason: string(gwv1.ListenerReasonPending), Message: programmed.Message}
 	if gwProgrammed != nil {
 		parent = *gwProgrammed
+		if parent.Status != metav1.ConditionTrue {
+			parent.Message = programmed.Message // not the Gateway's own message, as above
+		}
 	}
 	next.Status.Listeners = nil
 	for _, l := range o.Listeners {

@@ -82,41 +82,61 @@ func Gateway(in *Input) (*Result, error) {
 		return &Result{Values: values}, err
 	}
 
+	// The render is the Gateway owner's, but others contribute to it: ListenerSets, and the
+	// hostnames of routes attached to it. A contribution that fails the render is quarantined
+	// (quarantine.go): the render goes on without it, and it is marked failed on its own
+	// status, so that no tenant can stop a Gateway it does not own.
 	sets := ListenerSets(in)
-	att := attach(gw, in.Routes, in.NamespaceLabels, in.ListenerSets, sets)
-	acceptProtocols(gw, in.Blueprint, att.listeners)
-	resolveListenerRefs(gw, in.Secrets, in.ReferenceGrants, att.listeners)
-	gwMap, err := objectMap(gw)
-	if err != nil {
-		return nil, err
-	}
-	gwOrigin := fmt.Sprintf("Gateway %s/%s field", gw.Namespace, gw.Name)
-	gwTainted := render.TaintedStrings(gwMap, func(p string) string { return gwOrigin + " " + p })
-	setMaps, setTainted, err := listenerSetMaps(in, sets)
-	if err != nil {
-		return nil, err
-	}
-	gwTainted = append(gwTainted, setTainted...)
-	// Gantry's verdicts on the certificateRefs, added after the tenant's strings are taken.
-	flagCertificateRefs(gwMap, gw.Spec.Listeners, "Gateway", gw.Namespace, in.Secrets, in.ReferenceGrants)
-
-	res := &Result{Values: values, Hostnames: att.hostnames, Listeners: att.listeners, Routes: att.routes, ListenerSets: sets}
+	var q quarantine
+	var (
+		att      attachment
+		gwMap    map[string]any
+		setMaps  []map[string]any
+		out      *render.Output
+		tainted  []render.Tainted
+		hostSets render.Hostnames
+	)
 	resources := bp.ReadableResources(byTemplateKey(in.Live, bp.GatewayTemplates()))
-	out, err := in.Outputs.RenderGateway(bp, &render.Input{
-		Values:       values.Values,
-		Gateway:      gwMap,
-		ListenerSets: setMaps,
-		Resources:    resources,
-		Hostnames:    att.hostnames,
-		Namespace:    gw.Namespace,
-		Tainted:      append(append(tenantValues(values), gwTainted...), liveTainted(resources)...),
-		IsNamespaced: in.IsNamespaced,
-		Limits:       in.Limits,
-		CustomKinds:  in.CustomKinds,
-	})
-	if err != nil {
-		return &Result{Values: values}, fail(ReasonRenderFailed, err)
+	for {
+		att = attach(gw, in.Routes, in.NamespaceLabels, in.ListenerSets, sets)
+		acceptProtocols(gw, in.Blueprint, att.listeners)
+		resolveListenerRefs(gw, in.Secrets, in.ReferenceGrants, att.listeners)
+		if gwMap, err = objectMap(gw); err != nil {
+			return nil, err
+		}
+		gwOrigin := fmt.Sprintf("Gateway %s/%s field", gw.Namespace, gw.Name)
+		tainted = render.TaintedStrings(gwMap, func(p string) string { return gwOrigin + " " + p })
+		var setTainted []render.Tainted
+		if setMaps, setTainted, err = listenerSetMaps(in, sets); err != nil {
+			return nil, err
+		}
+		tainted = append(tainted, setTainted...)
+		tainted = append(tainted, routeHostnamesTainted(att.accepted, q.routes)...)
+		// Gantry's verdicts on the certificateRefs, added after the tenant's strings are taken.
+		flagCertificateRefs(gwMap, gw.Spec.Listeners, "Gateway", gw.Namespace, in.Secrets, in.ReferenceGrants)
+		hostSets = att.hostnamesWithout(q.routeSet())
+		out, err = in.Outputs.RenderGateway(bp, &render.Input{
+			Values:       values.Values,
+			Gateway:      gwMap,
+			ListenerSets: setMaps,
+			Resources:    resources,
+			Hostnames:    hostSets,
+			Namespace:    gw.Namespace,
+			Tainted:      append(append(tenantValues(values), tainted...), liveTainted(resources)...),
+			IsNamespaced: in.IsNamespaced,
+			Limits:       in.Limits,
+			CustomKinds:  in.CustomKinds,
+		})
+		if err == nil {
+			break
+		}
+		if !q.isolate(gw, err, sets, att.accepted) {
+			return &Result{Values: values}, fail(ReasonRenderFailed, err)
+		}
 	}
+	gwTainted := tainted
+	res := &Result{Values: values, Hostnames: hostSets, Listeners: att.listeners, Routes: att.routes, ListenerSets: sets}
+	q.report(res, gw)
 	rendered := claims{}
 	if err := rendered.claim(bp.Name, gatewayTemplatePrefix, "", out.Objects); err != nil {
 		return &Result{Values: values}, fail(ReasonRenderFailed, err)
@@ -134,8 +154,11 @@ func Gateway(in *Input) (*Result, error) {
 	}
 	for _, r := range att.accepted {
 		key := types.NamespacedName{Namespace: r.Namespace, Name: r.Name}
+		if q.routes[key] != nil {
+			continue // quarantined: its status says why (report)
+		}
 		route := res.route(key)
-		values, objs, pending, err := renderRoute(bp, pin, in, r, gwMap, setMaps, gwTainted, att.hostnames)
+		values, objs, pending, err := renderRoute(bp, pin, in, r, gwMap, setMaps, gwTainted, hostSets)
 		route.Values, route.Pending = values, pending
 		if err == nil {
 			// An object of the Gateway's or of another route's is not this route's to render.

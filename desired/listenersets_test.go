@@ -32,7 +32,9 @@ func allowListeners(gw *gwv1.Gateway, from gwv1.FromNamespaces, sel *metav1.Labe
 
 // TestListenerSetInjection: a ListenerSet is a tenant's object. Its fields reach templates
 // through .ListenerSets (and its hostnames through .Hostnames) and must not change the YAML
-// structure of the output, whatever function the template passes them through.
+// structure of the output, whatever function the template passes them through. Since issue
+// 19 such a ListenerSet is set apart rather than failing the Gateway: the Gateway renders
+// without it, and the ListenerSet says why.
 func TestListenerSetInjection(t *testing.T) {
 	gw := allowListeners(gateway("web"), gwv1.NamespacesFromSame, nil)
 	ls := listenerSet(ns, "tenant", "web", 0, listener("extra", gwv1.HTTPProtocolType, 8080, "tenant.example.com"))
@@ -43,12 +45,17 @@ func TestListenerSetInjection(t *testing.T) {
 	} {
 		bp := blueprint(map[string]string{"deployment": deployment(spec)}, "")
 		res, err := desired.Gateway(&desired.Input{Gateway: gw, Class: class(), Blueprint: bp, ListenerSets: []*gwv1.ListenerSet{ls}})
-		if err == nil {
-			t.Fatalf("Gateway rendered %v, want an error", res.Objects)
+		if err != nil {
+			t.Fatalf("Gateway: %v, want the ListenerSet set apart and the Gateway rendered", err)
 		}
-		desiredError(t, err, desired.ReasonRenderFailed)
-		if want := "ListenerSet team-a/tenant field metadata.annotations.owner: this value changed the YAML structure"; !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not say %q", err, want)
+		if len(res.ListenerSets) != 1 || res.ListenerSets[0].Reason != desired.ReasonContributionFailed {
+			t.Fatalf("ListenerSets = %+v, want tenant set apart (%s)", res.ListenerSets, desired.ReasonContributionFailed)
+		}
+		if want := "ListenerSet team-a/tenant field metadata.annotations.owner: this value changed the YAML structure"; !strings.Contains(res.ListenerSets[0].Message, want) {
+			t.Errorf("ListenerSet message %q does not say %q", res.ListenerSets[0].Message, want)
+		}
+		if spec := res.Objects[0].Object["spec"].(map[string]any)["template"].(map[string]any)["spec"]; spec != nil {
+			t.Errorf("pod spec = %v, want the render without the ListenerSet (nothing)", spec)
 		}
 	}
 

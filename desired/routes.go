@@ -25,6 +25,30 @@ type attachment struct {
 	hostnames render.Hostnames
 	// attached maps an accepted route to its position in routes.
 	accepted []*gwv1.HTTPRoute
+	// served is, per listener of the Gateway (its own and its ListenerSets'), its hostname
+	// and the hostnames of each route attached to it, with the route: what hostnames are
+	// computed from, again without a quarantined route's (see hostnamesWithout).
+	served []servedListener
+}
+
+// servedListener is one listener's hostname and its routes' hostnames, by route.
+type servedListener struct {
+	render.ListenerRoutes
+	routes []types.NamespacedName
+}
+
+// hostnamesWithout computes .Hostnames without the hostnames of the routes in q.
+func (a *attachment) hostnamesWithout(q map[types.NamespacedName]bool) render.Hostnames {
+	in := make([]render.ListenerRoutes, len(a.served))
+	for i, l := range a.served {
+		in[i].Hostname = l.Hostname
+		for j, r := range l.routes {
+			if !q[r] {
+				in[i].Routes = append(in[i].Routes, l.Routes[j])
+			}
+		}
+	}
+	return render.ComputeHostnames(in)
 }
 
 // parent is a Gateway or an attached ListenerSet as routes see it: its listeners and their
@@ -33,8 +57,10 @@ type parent struct {
 	kind, namespace, name string
 	specs                 []gwv1.Listener
 	state                 []Listener
-	// hostnames collects, per listener, the hostnames of each route attached to it.
+	// hostnames collects, per listener, the hostnames of each route attached to it, and
+	// routeKeys the routes.
 	hostnames [][][]string
+	routeKeys [][]types.NamespacedName
 }
 
 func (p *parent) String() string { return fmt.Sprintf("%s %s/%s", p.kind, p.namespace, p.name) }
@@ -65,6 +91,7 @@ func attach(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, nsLabels map[string]map[
 	}
 	for _, p := range parents {
 		p.hostnames = make([][][]string, len(p.specs))
+		p.routeKeys = make([][]types.NamespacedName, len(p.specs))
 	}
 	sorted := slices.Clone(routes)
 	slices.SortFunc(sorted, func(x, y *gwv1.HTTPRoute) int {
@@ -106,20 +133,19 @@ func attach(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, nsLabels map[string]map[
 			}
 		}
 	}
-	var in []render.ListenerRoutes
 	for _, p := range parents {
 		for i, l := range p.specs {
 			if p.kind == "ListenerSet" && (p.state[i].Conflict != "" || p.state[i].Unsupported != "") {
 				continue // not a listener of the Gateway
 			}
-			lr := render.ListenerRoutes{Routes: p.hostnames[i]}
+			lr := servedListener{ListenerRoutes: render.ListenerRoutes{Routes: p.hostnames[i]}, routes: p.routeKeys[i]}
 			if l.Hostname != nil {
 				lr.Hostname = string(*l.Hostname)
 			}
-			in = append(in, lr)
+			a.served = append(a.served, lr)
 		}
 	}
-	a.hostnames = render.ComputeHostnames(in)
+	a.hostnames = a.hostnamesWithout(nil)
 	return a
 }
 
@@ -148,6 +174,7 @@ func attachTo(p *parent, r *gwv1.HTTPRoute, pr gwv1.ParentReference, nsLabels ma
 			attached[st] = true
 			st.AttachedRoutes++
 			p.hostnames[i] = append(p.hostnames[i], hostnames(r.Spec.Hostnames))
+			p.routeKeys[i] = append(p.routeKeys[i], types.NamespacedName{Namespace: r.Namespace, Name: r.Name})
 		}
 	}
 	switch {

@@ -1,0 +1,84 @@
+package controllers_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+)
+
+// TestSharedGatewayFailureIsTheOwners: issue 19. While a shared Gateway failed to render,
+// another tenant's route kept saying Rendered=True, and a tenant's ListenerSet carried the
+// Gateway's whole error, the owner's values in it. Now the route says the Gateway is not
+// rendered, and both say only the Gateway's reason: why is the owner's to read.
+func TestSharedGatewayFailureIsTheOwners(t *testing.T) {
+	const secret = "owner-s3cr3t-value"
+	infra, tenant := namespace(t, nil), namespace(t, nil)
+	failing := `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Gateway.metadata.name }}-values
+data:
+  {{- if .Values.token }}
+  token: {{ required (printf "token %s is refused" .Values.token) nil }}
+  {{- end }}
+  values: {{ toJson .Values | quote }}
+`
+	bp := blueprint("owner-fails", `{"x": "1"}`, map[string]string{"values": failing})
+	bp.Spec.HTTPRouteTemplate = &v1alpha1.RouteTemplate{ResourceTemplates: map[string]string{"route": routeValuesTemplate}}
+	class := setup(t, infra, bp)
+	gw := gateway(infra, "web", class, gwv1.Listener{Name: "http", Port: 80, Protocol: gwv1.HTTPProtocolType,
+		AllowedRoutes: &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: ptr(gwv1.NamespacesFromAll)}}})
+	gw.Spec.AllowedListeners = &gwv1.AllowedListeners{Namespaces: &gwv1.ListenerNamespaces{From: ptr(gwv1.NamespacesFromAll)}}
+	ls := newListenerSet(tenant, "shop", infra, "web", httpEntry("shop", "shop.example.com", gwv1.NamespacesFromSame))
+	rt := httpRoute(tenant, "rt", infra, "web")
+	create(t, gw, ls, rt)
+	waitRouteRendered(t, rt, infra, "web", metav1.ConditionTrue, "Rendered")
+	waitGateway(t, infra, "web", "Programmed", metav1.ConditionTrue, "Programmed")
+
+	// The owner's own value fails the Gateway's render; the error quotes it.
+	create(t, gatewayConfig(infra, "token", "Gateway", "web", `{"token": "`+secret+`"}`, ""))
+	g := waitGateway(t, infra, "web", "Programmed", metav1.ConditionFalse, "RenderFailed")
+	if c := findCondition(g.Status.Conditions, "Programmed"); c == nil || !strings.Contains(c.Message, secret) {
+		t.Fatalf("the Gateway's own status should say why (with its owner's value): %+v", c)
+	}
+	c := waitRouteRendered(t, rt, infra, "web", metav1.ConditionFalse, "GatewayNotRendered")
+	if strings.Contains(c.Message, secret) {
+		t.Errorf("route condition shows the owner's value: %s", c.Message)
+	}
+	eventually(t, "the ListenerSet says the Gateway is not programmed, without its message", func() error {
+		if err := k8s.Get(t.Context(), client.ObjectKeyFromObject(ls), ls); err != nil {
+			return err
+		}
+		if err := listenerSetCondition(ls, "Programmed", metav1.ConditionFalse, string(gwv1.ListenerSetReasonParentNotAccepted), "its owner reads why in its status"); err != nil {
+			return err
+		}
+		for _, cond := range ls.Status.Conditions {
+			if strings.Contains(cond.Message, secret) {
+				return fmt.Errorf("ListenerSet condition %s shows the owner's value: %s", cond.Type, cond.Message)
+			}
+		}
+		for _, l := range ls.Status.Listeners {
+			for _, cond := range l.Conditions {
+				if strings.Contains(cond.Message, secret) {
+					return fmt.Errorf("ListenerSet listener condition %s shows the owner's value: %s", cond.Type, cond.Message)
+				}
+			}
+		}
+		return nil
+	})
+}
+
+func findCondition(conds []metav1.Condition, typ string) *metav1.Condition {
+	for i := range conds {
+		if conds[i].Type == typ {
+			return &conds[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,102 @@
+package desired_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/types"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/desired"
+)
+
+// TestRouteHostnameCannotFailASharedGateway: issue 19. A tenant's route hostname
+// `*.shop.example.com`, which the shared Gateway's template lists unquoted, made the Gateway
+// RenderFailed naming no culprit. Route hostnames are the route owner's words: the route is
+// set apart (its status says why, naming it), and the Gateway and the other tenant's route go
+// on without its hostnames.
+func TestRouteHostnameCannotFailASharedGateway(t *testing.T) {
+	tmpl := `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: names
+data:
+  attached: [{{ join ", " .Hostnames.Attached }}]
+`
+	l := listener("http", gwv1.HTTPProtocolType, 80, "*.example.com")
+	l.AllowedRoutes = &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: ptr(gwv1.NamespacesFromAll)}}
+	bad := route("shop", "shop", []string{"*.shop.example.com"}, parent())
+	good := route("blog", "blog", []string{"blog.example.com"}, parent())
+	res, err := desired.Gateway(&desired.Input{Gateway: gateway("web", l), Class: class(), Blueprint: blueprint(map[string]string{"names": tmpl}, `{}`),
+		Routes: []*gwv1.HTTPRoute{bad, good}})
+	if err != nil {
+		t.Fatalf("Gateway: %v, want the shop route set apart", err)
+	}
+	if got := res.Objects[0].Object["data"].(map[string]any)["attached"]; !slices.Equal(toStrings(got), []string{"blog.example.com"}) {
+		t.Errorf("attached = %v, want blog.example.com alone", got)
+	}
+	if !slices.Equal(res.Hostnames.Attached, []string{"blog.example.com"}) {
+		t.Errorf(".Hostnames.Attached = %v", res.Hostnames.Attached)
+	}
+	for _, r := range res.Routes {
+		switch r.NamespacedName {
+		case types.NamespacedName{Namespace: "shop", Name: "shop"}:
+			if r.Err == nil || !strings.Contains(r.Err.Error(), "HTTPRoute shop/shop hostname") {
+				t.Errorf("shop route error %v, want one naming its hostname", r.Err)
+			}
+		default:
+			if r.Err != nil {
+				t.Errorf("route %s: %v, want none", r.NamespacedName, r.Err)
+			}
+		}
+	}
+}
+
+// TestListenerSetOfAnotherNamespaceIsSetApart: a ListenerSet of another namespace whose
+// content fails the shared Gateway's render is set apart, with every other contribution of its
+// namespace; the owner's ListenerSet and the Gateway go on.
+func TestListenerSetOfAnotherNamespaceIsSetApart(t *testing.T) {
+	gw := allowListeners(gateway("web"), gwv1.NamespacesFromAll, nil)
+	hostile := listenerSet("tenant", "hostile", "web", 0, listener("extra", gwv1.HTTPProtocolType, 8080, "tenant.example.com"))
+	hostile.Annotations = map[string]string{"note": "x\n  injected: true"}
+	second := listenerSet("tenant", "second", "web", 0, listener("more", gwv1.HTTPProtocolType, 8081, "more.example.com"))
+	own := listenerSet(ns, "own", "web", 0, listener("own", gwv1.HTTPProtocolType, 8082, "own.example.com"))
+	tmpl := `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: sets
+data:
+  {{- range .ListenerSets }}
+  {{ .metadata.name }}: {{ .metadata.annotations.note | default "none" }}
+  {{- end }}
+`
+	res, err := desired.Gateway(&desired.Input{Gateway: gw, Class: class(), Blueprint: blueprint(map[string]string{"sets": tmpl}, `{}`),
+		ListenerSets: []*gwv1.ListenerSet{hostile, second, own}})
+	if err != nil {
+		t.Fatalf("Gateway: %v", err)
+	}
+	data := res.Objects[0].Object["data"].(map[string]any)
+	if len(data) != 1 || data["own"] != "none" {
+		t.Errorf("data = %v, want the owner's ListenerSet alone", data)
+	}
+	for _, o := range res.ListenerSets {
+		apart := o.Namespace == "tenant"
+		if apart != (o.Reason == desired.ReasonContributionFailed) {
+			t.Errorf("ListenerSet %s: reason %q, message %q", o.NamespacedName, o.Reason, o.Message)
+		}
+		if apart && !strings.Contains(o.Message, "ListenerSet tenant/hostile") {
+			t.Errorf("ListenerSet %s: message %q does not name the culprit", o.NamespacedName, o.Message)
+		}
+	}
+}
+
+func toStrings(v any) []string {
+	var out []string
+	list, _ := v.([]any)
+	for _, e := range list {
+		s, _ := e.(string)
+		out = append(out, s)
+	}
+	return out
+}
