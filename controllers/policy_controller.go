@@ -23,6 +23,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/desired"
 	"gantry.dev/gantry/precedence"
 )
 
@@ -187,6 +188,8 @@ func (r *PolicyReconciler) ancestors(ctx context.Context, p policyObject) ([]gwv
 		problem = one(metav1.ConditionFalse, gwv1.PolicyReasonInvalid, fmt.Sprintf("spec.targetRef.namespace is %s, but a policy can only target objects in its own namespace (%s)", *ref.Namespace, p.GetNamespace()))
 	case ref.Kind == "Namespace" && string(ref.Name) != p.GetNamespace():
 		problem = one(metav1.ConditionFalse, gwv1.PolicyReasonInvalid, fmt.Sprintf("a policy can only target its own namespace (%s), not %s", p.GetNamespace(), ref.Name))
+	case valuesRefused(p) != "":
+		problem = one(metav1.ConditionFalse, gwv1.PolicyReasonInvalid, valuesRefused(p))
 	default:
 		exists, err := r.targetExists(ctx, p.GetNamespace(), ref)
 		if err != nil {
@@ -388,4 +391,22 @@ func findAncestor(as []gwv1.PolicyAncestorStatus, ref gwv1.ParentReference) *gwv
 		}
 	}
 	return nil
+}
+
+// valuesRefused says why the policy's values are past the bounds every policy must keep
+// (precedence.CheckValues: depth and size), or "". Such a policy applies nowhere; this is
+// where its owner reads why.
+func valuesRefused(p policyObject) string {
+	var pols []precedence.Policy
+	var err error
+	switch o := p.(type) {
+	case *v1alpha1.GatewayConfig:
+		pols, err = desired.Policies(nil, []*v1alpha1.GatewayConfig{o})
+	case *v1alpha1.GatewayClassConfig:
+		pols, err = desired.Policies([]*v1alpha1.GatewayClassConfig{o}, nil)
+	}
+	if err != nil || len(pols) != 1 {
+		return ""
+	}
+	return precedence.Refused(&pols[0])
 }

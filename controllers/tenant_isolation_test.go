@@ -82,3 +82,25 @@ func findCondition(conds []metav1.Condition, typ string) *metav1.Condition {
 	}
 	return nil
 }
+
+// TestDeepPolicyIsRefusedOnItsStatus: issue 19. A 54 KB GatewayConfig nesting 9,000 maps deep
+// added about 1 GiB to the controller, at every start. Values past the depth bound are refused:
+// the policy applies nowhere, its status says so (Invalid, naming the path), and the Gateway
+// renders with everything else.
+func TestDeepPolicyIsRefusedOnItsStatus(t *testing.T) {
+	ns := namespace(t, nil)
+	class := setup(t, ns, blueprint("deep", `{"x": "1"}`, map[string]string{"values": valuesTemplate}))
+	create(t, gateway(ns, "web", class))
+	deep := strings.Repeat(`{"a":`, 9000) + `"x"` + strings.Repeat("}", 9000)
+	p := gatewayConfig(ns, "deep", "Gateway", "web", deep, "")
+	create(t, p, gatewayConfig(ns, "fine", "Gateway", "web", `{"x": "2"}`, ""))
+	waitValues(t, ns, "web", `{"x": "2"}`)
+	waitPolicyTarget(t, p, metav1.ConditionFalse, string(gwv1.PolicyReasonInvalid))
+	st, _, err := policyStatus(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := st.Ancestors[0].Conditions[0].Message; !strings.Contains(msg, "is refused: spec.default.a.a") || !strings.Contains(msg, "deeper than") {
+		t.Errorf("Accepted message %q does not say why", msg)
+	}
+}

@@ -116,7 +116,7 @@ func chain(in *Input) ([]placed, []Outcome) {
 			skipped = append(skipped, Outcome{Ref: p.Ref, State: StateNotApplicable, Reason: why})
 			continue
 		}
-		if why := refused(p); why != "" {
+		if why := Refused(p); why != "" {
 			skipped = append(skipped, Outcome{Ref: p.Ref, State: StateNotApplicable, Reason: why})
 			continue
 		}
@@ -126,10 +126,11 @@ func chain(in *Input) ([]placed, []Outcome) {
 	return applicable, skipped
 }
 
-// refused says why a policy's values are refused (CheckValues), naming the policy and the
+// Refused says why a policy's values are refused (CheckValues), naming the policy and the
 // path, or returns "". A refused policy applies nowhere, so that what one tenant sends never
-// costs more than the bounds allow, and never fails another's Gateway.
-func refused(p *Policy) string {
+// costs more than the bounds allow, and never fails another's Gateway; its own status says
+// why (the policy controller asks here).
+func Refused(p *Policy) string {
 	for _, s := range []struct {
 		stanza Stanza
 		values map[string]any

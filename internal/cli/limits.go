@@ -15,4 +15,5 @@ func addLimitFlags(f *pflag.FlagSet, l *render.Limits) {
 	f.IntVar(&l.MaxObjects, "render-max-objects", d.MaxObjects, "objects one render may produce")
 	f.IntVar(&l.MaxLoop, "render-max-loop", d.MaxLoop, "elements one until, untilStep or seq may produce")
 	f.IntVar(&l.MaxSteps, "render-max-steps", d.MaxSteps, "loop iterations and template calls one render may make")
+	f.IntVar(&l.MaxAlloc, "render-max-alloc", d.MaxAlloc, "bytes of lists and maps the template functions of one render may build")
 }

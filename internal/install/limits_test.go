@@ -43,6 +43,7 @@ func TestChartRenderLimits(t *testing.T) {
 		fmt.Sprintf("--render-max-objects=%d", d.MaxObjects),
 		fmt.Sprintf("--render-max-loop=%d", d.MaxLoop),
 		fmt.Sprintf("--render-max-steps=%d", d.MaxSteps),
+		fmt.Sprintf("--render-max-alloc=%d", d.MaxAlloc),
 		fmt.Sprintf("--render-check-memory=%d", render.DefaultCheckMemory),
 		fmt.Sprintf("--render-memory=%d", render.DefaultOutputMemory),
 		fmt.Sprintf("--kube-api-qps=%d", cli.DefaultKubeAPIQPS), // the binary's own client limit
