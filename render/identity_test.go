@@ -236,3 +236,27 @@ func TestTenantNumbersAndBoolsAreTenantInput(t *testing.T) {
 		})
 	}
 }
+
+// TestTemplateWordsYAMLRetypesAreNotKept: the review's break. A tenant map key equal to a word
+// the template spells out keeps its name in B (so that lookups work); `on`, spelled by
+// `eq .Values.mode "on"`, kept the tenant's key `on`, which YAML reads as true: the label came
+// out as "true" and the check saw the template's own key. Words YAML does not read as the
+// string they are are no longer kept.
+func TestTemplateWordsYAMLRetypesAreNotKept(t *testing.T) {
+	// ("null" and "true" are not here: YAML retypes them, but to the JSON key they spell.)
+	for _, word := range []string{"on", "yes", "y", "~", "0x1F"} {
+		t.Run(word, func(t *testing.T) {
+			tmpl := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  labels:\n" +
+				"    {{- range $k, $v := .Values.labels }}\n    {{ $k }}: {{ $v | quote }}\n    {{- end }}\n    app: proxy\n" +
+				"data:\n  mode: {{ if eq .Values.mode \"" + word + "\" }}enabled{{ else }}disabled{{ end }}\n"
+			b := mustCompile(t, gatewaySpec(map[string]string{"t": tmpl}))
+			values := map[string]any{"mode": "x", "labels": map[string]any{word: "a"}}
+			in := input(values)
+			in.Tainted = render.TaintedStrings(values, tenant)
+			out, err := b.RenderGateway(in)
+			if err == nil {
+				t.Fatalf("RenderGateway = %v, want the key %q refused", out.Objects[0].Object["metadata"], word)
+			}
+		})
+	}
+}

@@ -79,7 +79,11 @@ type structureCheck struct {
 var checked func(renders, parses int)
 
 func (b *Blueprint) newStructureCheck(in *Input, deadline time.Time) *structureCheck {
-	sub := newSubstitution(in.Tainted, b.words)
+	words := b.words
+	if b.callsTpl {
+		words = platformTemplateWords(b.words, in.Values, in.Tainted)
+	}
+	sub := newSubstitution(in.Tainted, words)
 	s := &structureCheck{b: b, in: in, sub: sub, deadline: deadline, bDeadline: deadline, logs: map[*compiled]decisions{}, code: map[*compiled][]string{}}
 	if sub.total() > 0 {
 		s.key, s.keyed = bInputKey(b, in, sub)

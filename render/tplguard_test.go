@@ -96,3 +96,24 @@ func TestErrorsShowNoPlatformValues(t *testing.T) {
 		}
 	}
 }
+
+// TestPlatformTemplateTextFindsItsKeys: the review's false alarm. A platform value run through
+// tpl (`motd: "Welcome to {{ .Gateway.metadata.name }}"`) names keys the blueprint's templates
+// do not spell: the stand-in renders renamed them (they are tenant keys of the Gateway), so
+// the text failed there and was refused in the real render. Names spelled by the platform's
+// own template texts are kept now.
+func TestPlatformTemplateTextFindsItsKeys(t *testing.T) {
+	b := mustCompile(t, gatewaySpec(map[string]string{"t": configMap("cm", "motd: {{ tpl .Values.motd . | quote }}", "nested: {{ tpl (tpl .Values.wrap .) . | quote }}")}))
+	values := map[string]any{"motd": "Welcome to {{ .Gateway.metadata.name }}", "wrap": "{{ .Values.inner }}", "inner": "hello", "x": int64(1)}
+	in := input(values)
+	in.Tainted = render.TaintedStrings(map[string]any{"x": int64(1)}, tenant)
+	in.Tainted = append(in.Tainted, render.TaintedStrings(in.Gateway, func(p string) string { return "Gateway team-a/web field " + p })...)
+	out, err := b.RenderGateway(in)
+	if err != nil {
+		t.Fatalf("RenderGateway: %v", err)
+	}
+	data := out.Objects[0].Object["data"].(map[string]any)
+	if data["motd"] != "Welcome to web" || data["nested"] != "hello" {
+		t.Errorf("data = %v", data)
+	}
+}
