@@ -112,26 +112,54 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 	// The policies the Gateway had outcomes for, too: one it no longer reaches must drop it.
 	r.notifyRefs(ctx, r.board.record(req.NamespacedName, results...))
 	r.notifyPolicies(ctx, g.in)
-	objs, clusterScoped, err := r.toApply(gw, g.in.Routes, res.Objects)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if err := r.recordKinds(ctx, g.in.Blueprint, objs); err != nil {
-		return ctrl.Result{}, err
-	}
-	if clusterScoped && !controllerutil.ContainsFinalizer(gw, Finalizer) {
-		patch := client.MergeFrom(gw.DeepCopy())
-		controllerutil.AddFinalizer(gw, Finalizer)
-		if err := r.Client.Patch(ctx, gw, patch); err != nil {
-			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
+	// The API server may refuse the Gateway's own objects for what another namespace
+	// contributes (a ListenerSet's port the blueprint's Service then lists twice): that
+	// namespace's contributions are set apart, newest first, and the apply tried again
+	// without them, at most maxApplyIsolation times. If none of that helps, the first failure
+	// stands, as it was.
+	var (
+		objs      []*unstructured.Unstructured
+		applied   []objectKey
+		routeErrs map[types.NamespacedName]error
+	)
+	first, firstIn := res, g.in
+	var firstErr error
+	for round := 0; ; round++ {
+		var clusterScoped bool
+		if objs, clusterScoped, err = r.toApply(gw, g.in.Routes, res.Objects); err != nil {
+			return ctrl.Result{}, err
 		}
+		if err := r.recordKinds(ctx, g.in.Blueprint, objs); err != nil {
+			return ctrl.Result{}, err
+		}
+		if clusterScoped && !controllerutil.ContainsFinalizer(gw, Finalizer) {
+			patch := client.MergeFrom(gw.DeepCopy())
+			controllerutil.AddFinalizer(gw, Finalizer)
+			if err := r.Client.Patch(ctx, gw, patch); err != nil {
+				return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
+			}
+		}
+		owners := make([]desired.Owner, len(res.Objects))
+		for i, o := range res.Objects {
+			owners[i] = o.Owner // toApply keeps the order
+		}
+		applied, routeErrs, err = r.apply(ctx, gw, objs, owners, g.owned)
+		if round == 0 {
+			firstErr = err
+		}
+		if err == nil || round >= maxApplyIsolation || !contentRefused(err) {
+			break
+		}
+		next, ok := r.withoutNextContributor(g.in, res, err)
+		if !ok {
+			break
+		}
+		g.in, res = next.in, next.res
 	}
-
-	owners := make([]desired.Owner, len(res.Objects))
-	for i, o := range res.Objects {
-		owners[i] = o.Owner // toApply keeps the order
+	if err != nil && res != first {
+		// Set apart for nothing: the failure is the Gateway's own.
+		res, g.in, err = first, firstIn, firstErr
 	}
-	applied, routeErrs, err := r.apply(ctx, gw, objs, owners, g.owned)
 	r.countKinds(appliedTotal, applied)
 	if len(applied) > 0 {
 		r.event(gw, corev1.EventTypeNormal, "Applied", "Apply", "applied %s", summary(applied))
@@ -454,4 +482,49 @@ func summary(keys []objectKey) string {
 
 func observe(controller string, start time.Time) {
 	reconcileSeconds.WithLabelValues(controller).Observe(time.Since(start).Seconds())
+}
+
+// maxApplyIsolation bounds the namespaces set apart, one a round, when the API server refuses
+// a Gateway's objects: each round is a render and a dry-run.
+const maxApplyIsolation = 4
+
+// isolated is a Gateway's input with one more namespace's contributions set apart, and its
+// desired state.
+type isolated struct {
+	in  *desired.Input
+	res *desired.Result
+}
+
+// withoutNextContributor sets apart the contributions of the next namespace desired.Contributors
+// names and computes the desired state again. The reason the contributors read is the API
+// server's refusal by name only: its message is about the Gateway owner's objects.
+func (r *GatewayReconciler) withoutNextContributor(in *desired.Input, res *desired.Result, applyErr error) (isolated, bool) {
+	cands := desired.Contributors(in, res)
+	if len(cands) == 0 {
+		return isolated{}, false
+	}
+	next := *in
+	next.SetApart = maps.Clone(in.SetApart)
+	if next.SetApart == nil {
+		next.SetApart = map[string]string{}
+	}
+	why := "the API server refused them"
+	if apierrors.IsInvalid(applyErr) {
+		why = "the API server found them invalid"
+	}
+	next.SetApart[cands[0]] = why
+	nextRes, err := desired.Gateway(&next)
+	if err != nil {
+		return isolated{}, false
+	}
+	return isolated{&next, nextRes}, true
+}
+
+// contentRefused reports whether the API server refused what was sent, not whether it could be
+// sent: a validation error, a bad request, or server-side apply's refusal to merge it (a list
+// keyed by port with the same port twice is "failed to create typed patch object", an
+// internal error to the API).
+func contentRefused(err error) bool {
+	return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) ||
+		apierrors.IsInternalError(err) && strings.Contains(err.Error(), "failed to create typed patch object")
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -103,4 +104,65 @@ func TestDeepPolicyIsRefusedOnItsStatus(t *testing.T) {
 	if msg := st.Ancestors[0].Conditions[0].Message; !strings.Contains(msg, "is refused: spec.default.a.a") || !strings.Contains(msg, "deeper than") {
 		t.Errorf("Accepted message %q does not say why", msg)
 	}
+}
+
+// TestRefusedContributionIsSetApart: issue 19's first shared-Gateway attack. A valid tenant
+// ListenerSet (port 80, its own hostname, a listener name the Gateway also uses) gave the
+// blueprint's Service a duplicate port: the API server refused the Service, the shared Gateway
+// went Programmed=False/ApplyFailed and its owner's changes stopped. The tenant's namespace is
+// set apart now: the Gateway applies without it, and the ListenerSet says why.
+func TestRefusedContributionIsSetApart(t *testing.T) {
+	infra, tenant := namespace(t, nil), namespace(t, nil)
+	svc := `apiVersion: v1
+kind: Service
+metadata:
+  name: {{ .Gateway.metadata.name }}-lb
+  annotations:
+    x: {{ .Values.x | quote }}
+spec:
+  ports:
+  {{- range .Gateway.spec.listeners }}
+  - name: {{ .name | quote }}
+    port: {{ .port }}
+  {{- end }}
+  {{- range .ListenerSets }}
+  {{- range .spec.listeners }}
+  - name: {{ .name | quote }}
+    port: {{ .port }}
+  {{- end }}
+  {{- end }}
+`
+	class := setup(t, infra, blueprint("lb", `{"x": "1"}`, map[string]string{"svc": svc, "values": valuesTemplate}))
+	gw := gateway(infra, "web", class, gwv1.Listener{Name: "http", Port: 80, Protocol: gwv1.HTTPProtocolType, Hostname: ptr(gwv1.Hostname("a.example.com"))})
+	gw.Spec.AllowedListeners = &gwv1.AllowedListeners{Namespaces: &gwv1.ListenerNamespaces{From: ptr(gwv1.NamespacesFromAll)}}
+	create(t, gw)
+	waitGateway(t, infra, "web", "Programmed", metav1.ConditionTrue, "Programmed")
+	ls := newListenerSet(tenant, "evil", infra, "web", httpEntry("http", "b.example.com", gwv1.NamespacesFromSame))
+	create(t, ls)
+	eventually(t, "the tenant's ListenerSet is set apart, the Gateway applies without it", func() error {
+		if err := k8s.Get(t.Context(), client.ObjectKeyFromObject(ls), ls); err != nil {
+			return err
+		}
+		if err := listenerSetCondition(ls, "Accepted", metav1.ConditionFalse, "ApplyFailed", "accepts them without"); err != nil {
+			return err
+		}
+		g := &gwv1.Gateway{}
+		if err := k8s.Get(t.Context(), client.ObjectKeyFromObject(gw), g); err != nil {
+			return err
+		}
+		return conditionIs(g.Status.Conditions, "Programmed", metav1.ConditionTrue, "Programmed", g.Generation)
+	})
+	// The owner's changes keep applying.
+	create(t, gatewayConfig(infra, "two", "Gateway", "web", `{"x": "2"}`, ""))
+	waitValues(t, infra, "web", `{"x": "2"}`)
+	eventually(t, "the Service has the owner's value and one port", func() error {
+		s := &corev1.Service{}
+		if err := k8s.Get(t.Context(), client.ObjectKey{Namespace: infra, Name: "web-lb"}, s); err != nil {
+			return err
+		}
+		if s.Annotations["x"] != "2" || len(s.Spec.Ports) != 1 {
+			return fmt.Errorf("Service annotations %v, ports %v", s.Annotations, s.Spec.Ports)
+		}
+		return nil
+	})
 }

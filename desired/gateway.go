@@ -88,6 +88,7 @@ func Gateway(in *Input) (*Result, error) {
 	// status, so that no tenant can stop a Gateway it does not own.
 	sets := ListenerSets(in)
 	var q quarantine
+	q.preset(gw, in.SetApart, sets, in.Routes)
 	var (
 		att      attachment
 		gwMap    map[string]any

@@ -53,6 +53,11 @@ type Input struct {
 	// LiveRoutes is the same per HTTPRoute, keyed by the route's namespace and label value
 	// (LabelValue of its name), for route templates.
 	LiveRoutes map[types.NamespacedName]map[string][]map[string]any
+	// SetApart names namespaces whose contributions to the Gateway's render (their
+	// ListenerSets, their routes' hostnames) are left out from the start, with why: the
+	// controller sets apart a namespace whose contributions the API server refuses in the
+	// Gateway's objects (see quarantine.go).
+	SetApart map[string]string
 	// CommandLine is a layer above everything else (`gantry render --set/--values`).
 	CommandLine map[string]any
 	// IsNamespaced reports a kind's scope (the controller asks the API server); nil uses

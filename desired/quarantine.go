@@ -16,6 +16,11 @@ import (
 // attaches to; the Gateway goes on without it.
 const ReasonContributionFailed gwv1.ListenerSetConditionReason = "RenderFailed"
 
+// ReasonContributionRefused: the API server refused the Gateway's objects with what the
+// ListenerSet's namespace contributes, and accepts them without; the Gateway goes on without
+// it.
+const ReasonContributionRefused gwv1.ListenerSetConditionReason = "ApplyFailed"
+
 // maxQuarantineRounds bounds the renders one Gateway makes to set contributions apart: each
 // round sets apart every contribution of one namespace, so a tenant with many routes costs one
 // round, and a render is never made more than this many times over.
@@ -54,6 +59,77 @@ func routeHostnamesTainted(routes []*gwv1.HTTPRoute, apart map[types.NamespacedN
 	return out
 }
 
+// preset sets apart, before any render, the contributions of the namespaces in apart (the
+// controller's, after the API server refused the Gateway's objects with them).
+func (q *quarantine) preset(gw *gwv1.Gateway, apart map[string]string, sets []ListenerSet, routes []*gwv1.HTTPRoute) {
+	if len(apart) == 0 {
+		return
+	}
+	for i := range sets {
+		o := &sets[i]
+		if why, ok := apart[o.Namespace]; ok && o.Accepted() && o.Namespace != gw.Namespace {
+			o.Reason, o.Listeners = ReasonContributionRefused, nil
+			o.Message = fmt.Sprintf("the API server refuses the objects of Gateway %s/%s with what namespace %s contributes, and accepts them without; the Gateway goes on without this ListenerSet (%s)",
+				gw.Namespace, gw.Name, o.Namespace, why)
+		}
+	}
+	for _, r := range routes {
+		if why, ok := apart[r.Namespace]; ok && r.Namespace != gw.Namespace && len(r.Spec.Hostnames) > 0 {
+			if q.routes == nil {
+				q.routes = map[types.NamespacedName]error{}
+			}
+			q.routes[types.NamespacedName{Namespace: r.Namespace, Name: r.Name}] = fmt.Errorf("the API server refuses the Gateway's objects with what namespace %s contributes (%s)", r.Namespace, why)
+		}
+	}
+}
+
+// Contributors lists the namespaces other than the Gateway's that contribute to its render in
+// res (an attached ListenerSet, an attached route with hostnames) and are not set apart yet,
+// the one with the newest contribution first: when the Gateway's objects are refused, the
+// newest contribution is the likeliest cause.
+func Contributors(in *Input, res *Result) []string {
+	newest := map[string]int64{}
+	note := func(ns string, t int64) {
+		if _, apart := in.SetApart[ns]; ns == in.Gateway.Namespace || apart {
+			return
+		}
+		if prev, ok := newest[ns]; !ok || t > prev {
+			newest[ns] = t
+		}
+	}
+	for _, o := range res.ListenerSets {
+		if !o.Accepted() {
+			continue
+		}
+		for _, ls := range in.ListenerSets {
+			if ls.Namespace == o.Namespace && ls.Name == o.Name {
+				note(ls.Namespace, ls.CreationTimestamp.UnixNano())
+			}
+		}
+	}
+	for _, rt := range res.Routes {
+		if !rt.Accepted {
+			continue
+		}
+		for _, r := range in.Routes {
+			if r.Namespace == rt.Namespace && r.Name == rt.Name && len(r.Spec.Hostnames) > 0 {
+				note(r.Namespace, r.CreationTimestamp.UnixNano())
+			}
+		}
+	}
+	out := slices.Collect(maps.Keys(newest))
+	slices.SortFunc(out, func(a, b string) int {
+		if newest[a] != newest[b] {
+			if newest[a] > newest[b] {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return out
+}
+
 // isolate sets apart the contribution err names, with every other contribution of its
 // namespace when that is not the Gateway's, and reports whether the render should be made
 // again. It does not when the failure is no contribution's (the Gateway's own, its owner's
@@ -64,7 +140,18 @@ func (q *quarantine) isolate(gw *gwv1.Gateway, err error, sets []ListenerSet, ro
 	}
 	kind, key, ok := contributor(err)
 	if !ok {
-		return false
+		// A budget exceeded names no value. When others contribute, the one that
+		// contributes most (listeners and hostnames) is set apart first: budgets are the
+		// Gateway owner's, not shared out to whoever attaches the most.
+		ns, found := q.heaviest(gw, err, sets, routes)
+		if !found {
+			return false
+		}
+		kind, key = "namespace", types.NamespacedName{Namespace: ns}
+	}
+	culprit := kind + " " + key.String()
+	if kind == "namespace" {
+		culprit = "namespace " + key.Namespace
 	}
 	apart := func(k string, n types.NamespacedName) bool {
 		if n.Namespace == gw.Namespace {
@@ -81,7 +168,7 @@ func (q *quarantine) isolate(gw *gwv1.Gateway, err error, sets []ListenerSet, ro
 			}
 			q.sets[o.NamespacedName] = err
 			o.Reason, o.Listeners = ReasonContributionFailed, nil
-			o.Message = fmt.Sprintf("the render of Gateway %s/%s fails with what %s %s contributes, and goes on without this ListenerSet: %v", gw.Namespace, gw.Name, kind, key, err)
+			o.Message = fmt.Sprintf("the render of Gateway %s/%s fails with what %s contributes, and goes on without this ListenerSet: %v", gw.Namespace, gw.Name, culprit, err)
 			found = true
 		}
 	}
@@ -91,12 +178,43 @@ func (q *quarantine) isolate(gw *gwv1.Gateway, err error, sets []ListenerSet, ro
 			if q.routes == nil {
 				q.routes = map[types.NamespacedName]error{}
 			}
-			q.routes[n] = err
+			q.routes[n] = fmt.Errorf("what %s contributes fails the Gateway's render: %w", culprit, err)
 			found = true
 		}
 	}
 	q.rounds++
 	return found
+}
+
+// heaviest names the namespace other than the Gateway's that contributes most to its render,
+// when err is a budget exceeded.
+func (q *quarantine) heaviest(gw *gwv1.Gateway, err error, sets []ListenerSet, routes []*gwv1.HTTPRoute) (string, bool) {
+	budget := false
+	walkErrors(err, func(e *render.Error) bool {
+		budget = strings.Contains(e.Msg, "render budget exceeded")
+		return budget
+	})
+	if !budget {
+		return "", false
+	}
+	weight := map[string]int{}
+	for _, o := range sets {
+		if o.Accepted() && o.Namespace != gw.Namespace {
+			weight[o.Namespace] += 1 + len(o.Listeners)
+		}
+	}
+	for _, r := range routes {
+		if r.Namespace != gw.Namespace && q.routes[types.NamespacedName{Namespace: r.Namespace, Name: r.Name}] == nil {
+			weight[r.Namespace] += len(r.Spec.Hostnames)
+		}
+	}
+	best, most := "", 0
+	for ns, w := range weight {
+		if w > most || w == most && ns < best {
+			best, most = ns, w
+		}
+	}
+	return best, most > 0
 }
 
 // contributor finds, in a render's error, the first failure whose origin is a contribution:
@@ -142,8 +260,11 @@ func walkErrors(err error, visit func(*render.Error) bool) bool {
 // Gateway's render, which goes on without them, and their own templates are not rendered.
 func (q *quarantine) report(res *Result, gw *gwv1.Gateway) {
 	for _, key := range slices.SortedFunc(maps.Keys(q.routes), func(a, b types.NamespacedName) int { return strings.Compare(a.String(), b.String()) }) {
-		route := res.route(key)
-		route.Err = fail(ReasonRenderFailed, fmt.Errorf("HTTPRoute %s: the render of Gateway %s/%s fails with what this route's namespace contributes (hostnames), and goes on without it: %w",
+		i := slices.IndexFunc(res.Routes, func(r Route) bool { return r.NamespacedName == key })
+		if i < 0 || !res.Routes[i].Accepted {
+			continue
+		}
+		res.Routes[i].Err = fail(ReasonRenderFailed, fmt.Errorf("HTTPRoute %s: set apart from Gateway %s/%s, which goes on without its hostnames: %w",
 			key, gw.Namespace, gw.Name, q.routes[key]))
 	}
 }

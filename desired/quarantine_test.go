@@ -1,6 +1,7 @@
 package desired_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/desired"
+	"gantry.dev/gantry/render"
 )
 
 // TestRouteHostnameCannotFailASharedGateway: issue 19. A tenant's route hostname
@@ -99,4 +101,44 @@ func toStrings(v any) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// TestBudgetIsNotSharedOut: issue 19. 63 routes × 16 hostnames from one tenant exhausted a
+// shared Gateway's object budget (a template rendering one object per hostname), and the
+// whole Gateway failed. A budget exceeded names no value, so the namespace that contributes
+// most is set apart: the Gateway renders the owner's hostnames, and the tenant's routes say why.
+func TestBudgetIsNotSharedOut(t *testing.T) {
+	tmpl := `{{- range .Hostnames.Attached }}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: host-{{ . | replace "." "-" }}
+{{- end }}
+`
+	l := listener("http", gwv1.HTTPProtocolType, 80, "*.example.com")
+	l.AllowedRoutes = &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: ptr(gwv1.NamespacesFromAll)}}
+	routes := []*gwv1.HTTPRoute{route(ns, "own", []string{"www.example.com", "api.example.com"}, parent())}
+	for i := range 10 {
+		var hosts []string
+		for j := range 16 {
+			hosts = append(hosts, fmt.Sprintf("h%d-%d.example.com", i, j))
+		}
+		routes = append(routes, route("greedy", fmt.Sprintf("r%d", i), hosts, parent()))
+	}
+	res, err := desired.Gateway(&desired.Input{Gateway: gateway("web", l), Class: class(), Blueprint: blueprint(map[string]string{"hosts": tmpl}, `{}`),
+		Routes: routes, Limits: render.Limits{MaxObjects: 100}})
+	if err != nil {
+		t.Fatalf("Gateway: %v, want the greedy namespace set apart", err)
+	}
+	if len(res.Objects) != 2 {
+		t.Errorf("%d objects, want the owner's 2", len(res.Objects))
+	}
+	for _, r := range res.Routes {
+		if greedy := r.Namespace == "greedy"; greedy != (r.Err != nil) {
+			t.Errorf("route %s: error %v", r.NamespacedName, r.Err)
+		} else if greedy && !strings.Contains(r.Err.Error(), "namespace greedy") {
+			t.Errorf("route %s: error %v does not name its namespace", r.NamespacedName, r.Err)
+		}
+	}
 }
