@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"sort"
 	"slices"
 	"time"
 )
@@ -306,18 +307,12 @@ func (s *structureCheck) blame(c *compiled, textA string, parsedA []any, docA in
 		commented = moreComments(textA, text)
 		return commented
 	}
-	lo, hi := 0, s.sub.total() // differs(lo) is false: A itself; differs(hi) is B
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		if differs(mid) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	origin := s.sub.origins[hi-1]
+	// differs(0) is A itself, differs(total) is B: the culprit is the first value whose
+	// stand-in makes the difference.
+	culprit := sort.Search(s.sub.total()-1, func(i int) bool { return differs(i + 1) })
+	origin := s.sub.origins[culprit]
 	failure, code, commented = nil, false, false
-	reproduced := differs(hi)
+	reproduced := differs(culprit + 1)
 	if spent != nil {
 		return spent
 	}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"errors"
+	"sort"
 	"strings"
 	"text/template"
 	"text/template/parse"
@@ -153,17 +154,11 @@ func (b *Blueprint) tplCulprit(in *Input, s *structureCheck, g *tplGuard, c *com
 		}
 		return false
 	}
-	lo, hi := 0, s.sub.total() // refused(lo): A itself; not refused(hi): all stand-ins
-	if hi == 0 || refused(hi) {
+	// refused(0) is A itself; with every stand-in (total) nothing is refused, or no value is
+	// to blame. The culprit is the first value whose stand-in ends the refusal.
+	total := s.sub.total()
+	if total == 0 || refused(total) {
 		return ""
 	}
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		if refused(mid) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return s.sub.origins[lo]
+	return s.sub.origins[sort.Search(total, func(i int) bool { return !refused(i + 1) })]
 }
