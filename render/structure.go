@@ -2,8 +2,8 @@ package render
 
 import (
 	"fmt"
-	"sort"
 	"slices"
+	"sort"
 	"time"
 )
 
