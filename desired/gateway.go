@@ -86,10 +86,9 @@ func Gateway(in *Input) (*Result, error) {
 	// hostnames of routes attached to it. A contribution that fails the render is quarantined
 	// (quarantine.go): the render goes on without it, and it is marked failed on its own
 	// status, so that no tenant can stop a Gateway it does not own.
-	sets := ListenerSets(in)
-	var q quarantine
-	q.preset(gw, in.SetApart, sets, in.Routes)
+	q := newQuarantine(gw, in.SetApart)
 	var (
+		sets     []ListenerSet
 		att      attachment
 		gwMap    map[string]any
 		setMaps  []map[string]any
@@ -98,24 +97,32 @@ func Gateway(in *Input) (*Result, error) {
 		hostSets render.Hostnames
 	)
 	resources := bp.ReadableResources(byTemplateKey(in.Live, bp.GatewayTemplates()))
-	for {
+	// try renders the Gateway with what q sets apart left out. fatal is an error that is no
+	// render's (the Gateway cannot be read as a map).
+	var fatal error
+	try := func() error {
+		sets = ListenerSets(in)
+		q.mark(sets)
 		att = attach(gw, in.Routes, in.NamespaceLabels, in.ListenerSets, sets)
 		acceptProtocols(gw, in.Blueprint, att.listeners)
 		resolveListenerRefs(gw, in.Secrets, in.ReferenceGrants, att.listeners)
+		var err error
 		if gwMap, err = objectMap(gw); err != nil {
-			return nil, err
+			fatal = err
+			return err
 		}
 		gwOrigin := fmt.Sprintf("Gateway %s/%s field", gw.Namespace, gw.Name)
 		tainted = render.TaintedStrings(gwMap, func(p string) string { return gwOrigin + " " + p })
 		var setTainted []render.Tainted
 		if setMaps, setTainted, err = listenerSetMaps(in, sets); err != nil {
-			return nil, err
+			fatal = err
+			return err
 		}
 		tainted = append(tainted, setTainted...)
-		tainted = append(tainted, routeHostnamesTainted(att.accepted, q.routes)...)
+		tainted = append(tainted, routeHostnamesTainted(att.accepted, q)...)
 		// Gantry's verdicts on the certificateRefs, added after the tenant's strings are taken.
 		flagCertificateRefs(gwMap, gw.Spec.Listeners, "Gateway", gw.Namespace, in.Secrets, in.ReferenceGrants)
-		hostSets = att.hostnamesWithout(q.routeSet())
+		hostSets = att.hostnamesWithout(q.routeSet(att.accepted))
 		out, err = in.Outputs.RenderGateway(bp, &render.Input{
 			Values:       values.Values,
 			Gateway:      gwMap,
@@ -128,16 +135,28 @@ func Gateway(in *Input) (*Result, error) {
 			Limits:       in.Limits,
 			CustomKinds:  in.CustomKinds,
 		})
+		return err
+	}
+	for {
+		err := try()
 		if err == nil {
 			break
 		}
-		if !q.isolate(gw, err, sets, att.accepted) {
+		if fatal != nil {
+			return nil, fatal
+		}
+		if !q.isolate(err, sets, att.accepted) {
 			return &Result{Values: values}, fail(ReasonRenderFailed, err)
 		}
 	}
+	// What was set apart on the way may not all have been needed (a bystander holding the same
+	// string as the culprit): each is tried back in, and stays in when the render passes.
+	if q.minimize(try) != nil {
+		return &Result{Values: values}, fail(ReasonRenderFailed, fmt.Errorf("Gateway %s/%s: a render that passed failed when made again", gw.Namespace, gw.Name))
+	}
 	gwTainted := tainted
 	res := &Result{Values: values, Hostnames: hostSets, Listeners: att.listeners, Routes: att.routes, ListenerSets: sets}
-	q.report(res, gw)
+	q.report(res, att.accepted)
 	rendered := claims{}
 	if err := rendered.claim(bp.Name, gatewayTemplatePrefix, "", out.Objects); err != nil {
 		return &Result{Values: values}, fail(ReasonRenderFailed, err)
@@ -155,8 +174,8 @@ func Gateway(in *Input) (*Result, error) {
 	}
 	for _, r := range att.accepted {
 		key := types.NamespacedName{Namespace: r.Namespace, Name: r.Name}
-		if q.routes[key] != nil {
-			continue // quarantined: its status says why (report)
+		if q.routeErr(r) != nil {
+			continue // set apart: its status says why (report)
 		}
 		route := res.route(key)
 		values, objs, pending, err := renderRoute(bp, pin, in, r, gwMap, setMaps, gwTainted, hostSets)

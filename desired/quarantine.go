@@ -22,36 +22,109 @@ const ReasonContributionFailed gwv1.ListenerSetConditionReason = "RenderFailed"
 const ReasonContributionRefused gwv1.ListenerSetConditionReason = "ApplyFailed"
 
 // maxQuarantineRounds bounds the renders one Gateway makes to set contributions apart: each
-// round sets apart every contribution of one namespace, so a tenant with many routes costs one
-// round, and a render is never made more than this many times over.
+// round sets apart one contributor (every contribution of a namespace other than the
+// Gateway's, or one object of the Gateway's), and a render is never made more than twice this
+// many times over (the rounds, then trying each back in).
 const maxQuarantineRounds = 8
 
-// quarantine is what a Gateway's render set apart: contributions of others (a ListenerSet's
-// listeners and strings, an attached route's hostnames) that made it fail, with the failure.
-type quarantine struct {
-	rounds int
-	sets   map[types.NamespacedName]error
-	routes map[types.NamespacedName]error
+// apartUnit is what is set apart at once: every contribution of a namespace other than the
+// Gateway's (kind "namespace"), or one ListenerSet or route of the Gateway's own namespace.
+type apartUnit struct {
+	kind string // "namespace", "ListenerSet" or "HTTPRoute"
+	key  types.NamespacedName
 }
 
-func (q *quarantine) routeSet() map[types.NamespacedName]bool {
-	out := make(map[types.NamespacedName]bool, len(q.routes))
-	for k := range q.routes {
-		out[k] = true
+func (u apartUnit) String() string {
+	if u.kind == "namespace" {
+		return "namespace " + u.key.Namespace
+	}
+	return u.kind + " " + u.key.String()
+}
+
+// quarantine is what a Gateway's render sets apart: contributions of others (a ListenerSet's
+// listeners and strings, an attached route's hostnames) that made it fail, with why.
+type quarantine struct {
+	gw     *gwv1.Gateway
+	rounds int
+	// units are set apart in this order; why says why each is.
+	units []apartUnit
+	why   map[apartUnit]error
+	// refused are the namespaces the controller set apart before the render (Input.SetApart):
+	// the API server refused the Gateway's objects with them.
+	refused map[string]string
+}
+
+func newQuarantine(gw *gwv1.Gateway, setApart map[string]string) *quarantine {
+	q := &quarantine{gw: gw, why: map[apartUnit]error{}, refused: map[string]string{}}
+	for ns, why := range setApart {
+		if ns != gw.Namespace {
+			q.refused[ns] = why
+		}
+	}
+	return q
+}
+
+// of returns why a ListenerSet or route (kind) is set apart, or nil.
+func (q *quarantine) of(kind string, n types.NamespacedName) error {
+	if why, ok := q.refused[n.Namespace]; ok {
+		return fmt.Errorf("the API server refuses the objects of Gateway %s/%s with what namespace %s contributes, and accepts them without (%s)", q.gw.Namespace, q.gw.Name, n.Namespace, why)
+	}
+	if n.Namespace != q.gw.Namespace {
+		return q.why[apartUnit{kind: "namespace", key: types.NamespacedName{Namespace: n.Namespace}}]
+	}
+	return q.why[apartUnit{kind: kind, key: n}]
+}
+
+// routeErr returns why a route's hostnames are set apart, or nil. A route without hostnames
+// contributes none.
+func (q *quarantine) routeErr(r *gwv1.HTTPRoute) error {
+	if len(r.Spec.Hostnames) == 0 {
+		return nil
+	}
+	return q.of("HTTPRoute", types.NamespacedName{Namespace: r.Namespace, Name: r.Name})
+}
+
+// routeSet is the routes among routes whose hostnames are set apart.
+func (q *quarantine) routeSet(routes []*gwv1.HTTPRoute) map[types.NamespacedName]bool {
+	out := map[types.NamespacedName]bool{}
+	for _, r := range routes {
+		if q.routeErr(r) != nil {
+			out[types.NamespacedName{Namespace: r.Namespace, Name: r.Name}] = true
+		}
 	}
 	return out
+}
+
+// mark says, on each accepted ListenerSet set apart, why it is.
+func (q *quarantine) mark(sets []ListenerSet) {
+	for i := range sets {
+		o := &sets[i]
+		if !o.Accepted() {
+			continue
+		}
+		why := q.of("ListenerSet", o.NamespacedName)
+		if why == nil {
+			continue
+		}
+		o.Listeners = nil
+		if _, refused := q.refused[o.Namespace]; refused {
+			o.Reason, o.Message = ReasonContributionRefused, why.Error()+"; the Gateway goes on without this ListenerSet"
+		} else {
+			o.Reason, o.Message = ReasonContributionFailed, fmt.Sprintf("the render of Gateway %s/%s goes on without this ListenerSet: %v", q.gw.Namespace, q.gw.Name, why)
+		}
+	}
 }
 
 // routeHostnamesTainted are the hostnames of the attached routes (but those set apart), each
 // named by its route: they reach the Gateway's render through .Hostnames, and are the route
 // owner's words, not the Gateway owner's.
-func routeHostnamesTainted(routes []*gwv1.HTTPRoute, apart map[types.NamespacedName]error) []render.Tainted {
+func routeHostnamesTainted(routes []*gwv1.HTTPRoute, q *quarantine) []render.Tainted {
 	var out []render.Tainted
 	for _, r := range routes {
-		key := types.NamespacedName{Namespace: r.Namespace, Name: r.Name}
-		if apart[key] != nil {
+		if q.routeErr(r) != nil {
 			continue
 		}
+		key := types.NamespacedName{Namespace: r.Namespace, Name: r.Name}
 		for _, h := range r.Spec.Hostnames {
 			out = append(out, render.Tainted{Value: string(h), Origin: fmt.Sprintf("HTTPRoute %s hostname", key)})
 		}
@@ -59,136 +132,82 @@ func routeHostnamesTainted(routes []*gwv1.HTTPRoute, apart map[types.NamespacedN
 	return out
 }
 
-// preset sets apart, before any render, the contributions of the namespaces in apart (the
-// controller's, after the API server refused the Gateway's objects with them).
-func (q *quarantine) preset(gw *gwv1.Gateway, apart map[string]string, sets []ListenerSet, routes []*gwv1.HTTPRoute) {
-	if len(apart) == 0 {
-		return
-	}
-	for i := range sets {
-		o := &sets[i]
-		if why, ok := apart[o.Namespace]; ok && o.Accepted() && o.Namespace != gw.Namespace {
-			o.Reason, o.Listeners = ReasonContributionRefused, nil
-			o.Message = fmt.Sprintf("the API server refuses the objects of Gateway %s/%s with what namespace %s contributes, and accepts them without; the Gateway goes on without this ListenerSet (%s)",
-				gw.Namespace, gw.Name, o.Namespace, why)
-		}
-	}
-	for _, r := range routes {
-		if why, ok := apart[r.Namespace]; ok && r.Namespace != gw.Namespace && len(r.Spec.Hostnames) > 0 {
-			if q.routes == nil {
-				q.routes = map[types.NamespacedName]error{}
-			}
-			q.routes[types.NamespacedName{Namespace: r.Namespace, Name: r.Name}] = fmt.Errorf("the API server refuses the Gateway's objects with what namespace %s contributes (%s)", r.Namespace, why)
-		}
-	}
-}
-
-// Contributors lists the namespaces other than the Gateway's that contribute to its render in
-// res (an attached ListenerSet, an attached route with hostnames) and are not set apart yet,
-// the one with the newest contribution first: when the Gateway's objects are refused, the
-// newest contribution is the likeliest cause.
-func Contributors(in *Input, res *Result) []string {
-	newest := map[string]int64{}
-	note := func(ns string, t int64) {
-		if _, apart := in.SetApart[ns]; ns == in.Gateway.Namespace || apart {
-			return
-		}
-		if prev, ok := newest[ns]; !ok || t > prev {
-			newest[ns] = t
-		}
-	}
-	for _, o := range res.ListenerSets {
-		if !o.Accepted() {
-			continue
-		}
-		for _, ls := range in.ListenerSets {
-			if ls.Namespace == o.Namespace && ls.Name == o.Name {
-				note(ls.Namespace, ls.CreationTimestamp.UnixNano())
-			}
-		}
-	}
-	for _, rt := range res.Routes {
-		if !rt.Accepted {
-			continue
-		}
-		for _, r := range in.Routes {
-			if r.Namespace == rt.Namespace && r.Name == rt.Name && len(r.Spec.Hostnames) > 0 {
-				note(r.Namespace, r.CreationTimestamp.UnixNano())
-			}
-		}
-	}
-	out := slices.Collect(maps.Keys(newest))
-	slices.SortFunc(out, func(a, b string) int {
-		if newest[a] != newest[b] {
-			if newest[a] > newest[b] {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a, b)
-	})
-	return out
-}
-
-// isolate sets apart the contribution err names, with every other contribution of its
-// namespace when that is not the Gateway's, and reports whether the render should be made
-// again. It does not when the failure is no contribution's (the Gateway's own, its owner's
-// values, the blueprint's), or after maxQuarantineRounds.
-func (q *quarantine) isolate(gw *gwv1.Gateway, err error, sets []ListenerSet, routes []*gwv1.HTTPRoute) bool {
+// isolate sets apart one more contributor for err and reports whether the render should be
+// made again. The contributor is one that holds the value err names (a value several sources
+// hold alike is named with all of them, render.Error.Holders), another namespace's before the
+// Gateway's own; or, for a budget exceeded, which names no value, the namespace that
+// contributes most. It does not when the failure is no contribution's (the Gateway's own, its
+// owner's values, the blueprint's), or after maxQuarantineRounds.
+func (q *quarantine) isolate(err error, sets []ListenerSet, routes []*gwv1.HTTPRoute) bool {
 	if q.rounds >= maxQuarantineRounds {
 		return false
 	}
-	kind, key, ok := contributor(err)
+	u, ok := q.contributor(err)
 	if !ok {
-		// A budget exceeded names no value. When others contribute, the one that
-		// contributes most (listeners and hostnames) is set apart first: budgets are the
-		// Gateway owner's, not shared out to whoever attaches the most.
-		ns, found := q.heaviest(gw, err, sets, routes)
+		ns, found := q.heaviest(err, sets, routes)
 		if !found {
 			return false
 		}
-		kind, key = "namespace", types.NamespacedName{Namespace: ns}
+		u = apartUnit{kind: "namespace", key: types.NamespacedName{Namespace: ns}}
 	}
-	culprit := kind + " " + key.String()
-	if kind == "namespace" {
-		culprit = "namespace " + key.Namespace
+	if _, already := q.why[u]; already {
+		return false
 	}
-	apart := func(k string, n types.NamespacedName) bool {
-		if n.Namespace == gw.Namespace {
-			return k == kind && n == key // the owner's namespace: that object only
-		}
-		return n.Namespace == key.Namespace
-	}
-	found := false
-	for i := range sets {
-		o := &sets[i]
-		if o.Accepted() && apart("ListenerSet", o.NamespacedName) {
-			if q.sets == nil {
-				q.sets = map[types.NamespacedName]error{}
-			}
-			q.sets[o.NamespacedName] = err
-			o.Reason, o.Listeners = ReasonContributionFailed, nil
-			o.Message = fmt.Sprintf("the render of Gateway %s/%s fails with what %s contributes, and goes on without this ListenerSet: %v", gw.Namespace, gw.Name, culprit, err)
-			found = true
-		}
-	}
-	for _, r := range routes {
-		n := types.NamespacedName{Namespace: r.Namespace, Name: r.Name}
-		if q.routes[n] == nil && apart("HTTPRoute", n) {
-			if q.routes == nil {
-				q.routes = map[types.NamespacedName]error{}
-			}
-			q.routes[n] = fmt.Errorf("what %s contributes fails the Gateway's render: %w", culprit, err)
-			found = true
-		}
-	}
+	q.units = append(q.units, u)
+	q.why[u] = fmt.Errorf("what %s contributes fails the Gateway's render: %w", u, err)
 	q.rounds++
-	return found
+	return true
+}
+
+// contributor finds, in a render's error, a contribution that holds the failing value: among
+// all the errors and all the holders of each, another namespace's first, then one of the
+// Gateway's own namespace (as listenerSetMaps and routeHostnamesTainted name them).
+func (q *quarantine) contributor(err error) (apartUnit, bool) {
+	var own, foreign []apartUnit
+	walkErrors(err, func(e *render.Error) bool {
+		holders := e.Holders
+		if len(holders) == 0 {
+			holders = []string{e.Origin}
+		}
+		for _, h := range holders {
+			u, ok := unitOf(h)
+			if !ok {
+				continue
+			}
+			if u.key.Namespace == q.gw.Namespace {
+				own = append(own, u)
+			} else {
+				foreign = append(foreign, apartUnit{kind: "namespace", key: types.NamespacedName{Namespace: u.key.Namespace}})
+			}
+		}
+		return false
+	})
+	for _, u := range append(foreign, own...) {
+		if _, already := q.why[u]; !already {
+			return u, true
+		}
+	}
+	return apartUnit{}, false
+}
+
+// unitOf reads an origin that names a contribution: `ListenerSet ns/name field …` or
+// `HTTPRoute ns/name hostname`.
+func unitOf(origin string) (apartUnit, bool) {
+	fields := strings.Fields(origin)
+	if len(fields) < 3 || !(fields[0] == "ListenerSet" && fields[2] == "field" || fields[0] == "HTTPRoute" && fields[2] == "hostname") {
+		return apartUnit{}, false
+	}
+	ns, name, cut := strings.Cut(fields[1], "/")
+	if !cut {
+		return apartUnit{}, false
+	}
+	return apartUnit{kind: fields[0], key: types.NamespacedName{Namespace: ns, Name: name}}, true
 }
 
 // heaviest names the namespace other than the Gateway's that contributes most to its render,
-// when err is a budget exceeded.
-func (q *quarantine) heaviest(gw *gwv1.Gateway, err error, sets []ListenerSet, routes []*gwv1.HTTPRoute) (string, bool) {
+// when err is a budget exceeded: budgets are the Gateway owner's, not shared out to whoever
+// attaches the most.
+func (q *quarantine) heaviest(err error, sets []ListenerSet, routes []*gwv1.HTTPRoute) (string, bool) {
 	budget := false
 	walkErrors(err, func(e *render.Error) bool {
 		budget = strings.Contains(e.Msg, "render budget exceeded")
@@ -199,12 +218,12 @@ func (q *quarantine) heaviest(gw *gwv1.Gateway, err error, sets []ListenerSet, r
 	}
 	weight := map[string]int{}
 	for _, o := range sets {
-		if o.Accepted() && o.Namespace != gw.Namespace {
+		if o.Accepted() && o.Namespace != q.gw.Namespace {
 			weight[o.Namespace] += 1 + len(o.Listeners)
 		}
 	}
 	for _, r := range routes {
-		if r.Namespace != gw.Namespace && q.routes[types.NamespacedName{Namespace: r.Namespace, Name: r.Name}] == nil {
+		if r.Namespace != q.gw.Namespace && q.routeErr(r) == nil {
 			weight[r.Namespace] += len(r.Spec.Hostnames)
 		}
 	}
@@ -217,24 +236,32 @@ func (q *quarantine) heaviest(gw *gwv1.Gateway, err error, sets []ListenerSet, r
 	return best, most > 0
 }
 
-// contributor finds, in a render's error, the first failure whose origin is a contribution:
-// a ListenerSet's field or a route's hostname (as listenerSetMaps and routeHostnamesTainted
-// name them).
-func contributor(err error) (kind string, key types.NamespacedName, ok bool) {
-	var found bool
-	walkErrors(err, func(e *render.Error) bool {
-		fields := strings.Fields(e.Origin)
-		if len(fields) < 3 || fields[0] != "ListenerSet" && fields[0] != "HTTPRoute" {
-			return false
+// minimize tries each unit set apart back in, in the order they were set apart, and keeps it
+// in when the render (try) passes; the last render made is then the one for what stays set
+// apart. It returns an error only if a render that passed before fails again.
+func (q *quarantine) minimize(try func() error) error {
+	if len(q.units) == 0 {
+		return nil
+	}
+	lastOK := true
+	for i := 0; i < len(q.units); {
+		u := q.units[i]
+		why := q.why[u]
+		delete(q.why, u)
+		q.units = slices.Delete(q.units, i, i+1)
+		if try() == nil {
+			lastOK = true
+			continue
 		}
-		ns, name, cut := strings.Cut(fields[1], "/")
-		if !cut || fields[0] == "ListenerSet" && fields[2] != "field" || fields[0] == "HTTPRoute" && fields[2] != "hostname" {
-			return false
-		}
-		kind, key, found = fields[0], types.NamespacedName{Namespace: ns, Name: name}, true
-		return true
-	})
-	return kind, key, found
+		q.units = slices.Insert(q.units, i, u)
+		q.why[u] = why
+		lastOK = false
+		i++
+	}
+	if !lastOK {
+		return try()
+	}
+	return nil
 }
 
 // walkErrors calls visit with every *render.Error in err's tree, in order, until it returns
@@ -256,15 +283,47 @@ func walkErrors(err error, visit func(*render.Error) bool) bool {
 	return false
 }
 
-// report marks the routes set apart failed on their own status: their hostnames fail the
-// Gateway's render, which goes on without them, and their own templates are not rendered.
-func (q *quarantine) report(res *Result, gw *gwv1.Gateway) {
-	for _, key := range slices.SortedFunc(maps.Keys(q.routes), func(a, b types.NamespacedName) int { return strings.Compare(a.String(), b.String()) }) {
-		i := slices.IndexFunc(res.Routes, func(r Route) bool { return r.NamespacedName == key })
+// report marks the routes set apart failed on their own status: their hostnames are left out
+// of the Gateway's render, and their own templates are not rendered.
+func (q *quarantine) report(res *Result, routes []*gwv1.HTTPRoute) {
+	for _, r := range routes {
+		why := q.routeErr(r)
+		if why == nil {
+			continue
+		}
+		key := types.NamespacedName{Namespace: r.Namespace, Name: r.Name}
+		i := slices.IndexFunc(res.Routes, func(x Route) bool { return x.NamespacedName == key })
 		if i < 0 || !res.Routes[i].Accepted {
 			continue
 		}
 		res.Routes[i].Err = fail(ReasonRenderFailed, fmt.Errorf("HTTPRoute %s: set apart from Gateway %s/%s, which goes on without its hostnames: %w",
-			key, gw.Namespace, gw.Name, q.routes[key]))
+			key, q.gw.Namespace, q.gw.Name, why))
 	}
+}
+
+// Contributors lists the namespaces other than the Gateway's that contribute to its render in
+// res (an attached ListenerSet, an attached route with hostnames) and are not set apart yet,
+// in a fixed order (by namespace name): the controller searches them for the one whose
+// contributions the API server refuses.
+func Contributors(in *Input, res *Result) []string {
+	seen := map[string]bool{}
+	for _, o := range res.ListenerSets {
+		if o.Accepted() && o.Namespace != in.Gateway.Namespace {
+			seen[o.Namespace] = true
+		}
+	}
+	for _, rt := range res.Routes {
+		if !rt.Accepted || rt.Namespace == in.Gateway.Namespace {
+			continue
+		}
+		for _, r := range in.Routes {
+			if r.Namespace == rt.Namespace && r.Name == rt.Name && len(r.Spec.Hostnames) > 0 {
+				seen[r.Namespace] = true
+			}
+		}
+	}
+	for ns := range in.SetApart {
+		delete(seen, ns)
+	}
+	return slices.Sorted(maps.Keys(seen))
 }

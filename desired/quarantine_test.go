@@ -142,3 +142,74 @@ metadata:
 		}
 	}
 }
+
+// TestSetApartTheHolderThatContributes: the second review's break. The check substitutes by
+// value, so an error names the first source holding the failing string: a tenant route
+// hostname `true` equal to the owner's Gateway annotation "true" failed the whole Gateway,
+// blamed on the owner; equal to a bystander's or the owner's ListenerSet annotation, it got
+// those set apart first. Every holder is named now, contributions are set apart before the
+// owner is blamed, and what was set apart for nothing is tried back in.
+func TestSetApartTheHolderThatContributes(t *testing.T) {
+	tmpl := `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: names
+data:
+  attached: [{{ join ", " .Hostnames.Attached }}]
+`
+	l := listener("http", gwv1.HTTPProtocolType, 80, "")
+	l.AllowedRoutes = &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: ptr(gwv1.NamespacesFromAll)}}
+	evil := route("evil", "r", []string{"true"}, parent())
+	bystanderRoute := route("bystander", "br", []string{"by2.example.com"}, parent())
+	for _, tt := range []struct {
+		name string
+		gw   func() *gwv1.Gateway
+		sets func() []*gwv1.ListenerSet
+	}{
+		{"the owner's Gateway annotation", func() *gwv1.Gateway {
+			gw := gateway("web", l)
+			gw.Annotations = map[string]string{"example.com/internal": "true"}
+			return gw
+		}, nil},
+		{"a bystander's ListenerSet annotation", nil, func() []*gwv1.ListenerSet {
+			ls := listenerSet("bystander", "ls", "web", 0, listener("extra", gwv1.HTTPProtocolType, 8080, "by.example.com"))
+			ls.Annotations = map[string]string{"note": "true"}
+			return []*gwv1.ListenerSet{ls}
+		}},
+		{"the owner's ListenerSet annotation", nil, func() []*gwv1.ListenerSet {
+			ls := listenerSet(ns, "own", "web", 0, listener("own", gwv1.HTTPProtocolType, 8081, "own.example.com"))
+			ls.Annotations = map[string]string{"note": "true"}
+			return []*gwv1.ListenerSet{ls}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			gw := gateway("web", l)
+			if tt.gw != nil {
+				gw = tt.gw()
+			}
+			gw = allowListeners(gw, gwv1.NamespacesFromAll, nil)
+			var sets []*gwv1.ListenerSet
+			if tt.sets != nil {
+				sets = tt.sets()
+			}
+			res, err := desired.Gateway(&desired.Input{Gateway: gw, Class: class(), Blueprint: blueprint(map[string]string{"names": tmpl}, `{}`),
+				Routes: []*gwv1.HTTPRoute{evil, bystanderRoute}, ListenerSets: sets})
+			if err != nil {
+				t.Fatalf("Gateway: %v, want the evil route set apart", err)
+			}
+			for _, o := range res.ListenerSets {
+				if !o.Accepted() {
+					t.Errorf("ListenerSet %s set apart (%s: %s), want it kept", o.NamespacedName, o.Reason, o.Message)
+				}
+			}
+			for _, r := range res.Routes {
+				if isEvil := r.Namespace == "evil"; isEvil != (r.Err != nil) {
+					t.Errorf("route %s: error %v", r.NamespacedName, r.Err)
+				}
+			}
+			if got := toStrings(res.Objects[0].Object["data"].(map[string]any)["attached"]); !slices.Contains(got, "by2.example.com") || slices.Contains(got, "true") {
+				t.Errorf("attached = %v, want the bystander's hostname and not the evil one", got)
+			}
+		})
+	}
+}

@@ -309,7 +309,9 @@ func (b *Blueprint) render(in *Input, set []*compiled, status *compiled) (*Outpu
 		text, pending, err := x.run(c)
 		check.ran(c, x.d.log, x.code)
 		if e, ok := err.(*Error); ok && x.refused != nil && e.Origin == "" {
-			e.Origin = b.tplCulprit(in, check, x.tplGuard, c)
+			if i := b.tplCulprit(in, check, x.tplGuard, c); i >= 0 {
+				e.Origin, e.Holders = check.sub.origins[i], check.sub.holders(i, in.Tainted)
+			}
 		}
 		switch {
 		case err != nil:
@@ -880,7 +882,7 @@ func (x *execution) run(c *compiled) (text string, pending *Pending, err error) 
 	if execErr := x.t.ExecuteTemplate(&buf, c.field, x.data); execErr != nil {
 		e, ctx := templateError(x.b.Name, c.field, execErr)
 		if x.refused != nil {
-			e.Origin, e.Msg = x.refused.Origin, x.refused.Msg
+			e.Origin, e.Holders, e.Msg = x.refused.Origin, x.refused.Holders, x.refused.Msg
 			return "", nil, e
 		}
 		// A budget exceeded anywhere in the render (an include, a function, the writer) is

@@ -18,6 +18,11 @@ type Error struct {
 	Document int
 	// Origin names the tenant value behind the error, e.g. `GatewayConfig team-a/web value name`.
 	Origin string
+	// Holders, when several tenant sources hold that same value (a route hostname equal to a
+	// Gateway annotation), names every one, Origin first: the check substitutes by value, so
+	// it cannot tell which one's occurrence made the difference, and a caller that sets a
+	// contribution apart must not take the first for the culprit.
+	Holders []string
 	Msg    string
 }
 

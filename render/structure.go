@@ -321,7 +321,7 @@ func (s *structureCheck) blame(c *compiled, textA string, parsedA []any, docA in
 		return &Error{Blueprint: s.b.Name, Template: c.field,
 			Msg: "the YAML structure of the output depends on the content of tenant strings; the template must quote them, e.g. `| quote`"}
 	}
-	e := &Error{Blueprint: s.b.Name, Template: c.field, Origin: origin}
+	e := &Error{Blueprint: s.b.Name, Template: c.field, Origin: origin, Holders: s.sub.holders(culprit, s.in.Tainted)}
 	switch {
 	case errA != nil:
 		e.Document, e.Msg = docA, fmt.Sprintf(kind.invalid, errA)

@@ -238,6 +238,33 @@ func newSubstitution(tainted []Tainted, keep map[string]bool) *substitution {
 	return s
 }
 
+// holders names every source in tainted of s's i-th tenant value (a string, a number or a bool,
+// in the order newSubstitution numbers them), in input order; nil when there is one only.
+func (s *substitution) holders(i int, tainted []Tainted) []string {
+	var match func(t Tainted) bool
+	switch {
+	case i < len(s.originals):
+		o := s.originals[i]
+		match = func(t Tainted) bool { return t.Scalar == nil && t.Value == o }
+	case i < len(s.originals)+len(s.nums):
+		n := s.nums[i-len(s.originals)]
+		match = func(t Tainted) bool { return t.Scalar == n }
+	default:
+		b := s.bools[1] == i
+		match = func(t Tainted) bool { v, ok := t.Scalar.(bool); return ok && v == b }
+	}
+	var out []string
+	for _, t := range tainted {
+		if match(t) && !slices.Contains(out, t.Origin) {
+			out = append(out, t.Origin)
+		}
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
 // total is how many tenant values s substitutes, without a limit.
 func (s *substitution) total() int { return len(s.origins) }
 

@@ -28,8 +28,9 @@ type tplCall struct{ text, shape string }
 
 // tplGuard holds the inert render's tpl texts, and the substitution that made them.
 type tplGuard struct {
-	sub   *substitution
-	calls []tplCall
+	sub     *substitution
+	tainted []Tainted
+	calls   []tplCall
 }
 
 // errTenantCode is the refusal. It says nothing of the text: its code could be anyone's, and
@@ -49,7 +50,7 @@ func (b *Blueprint) inertTplCalls(in *Input, sub *substitution, deadline time.Ti
 	}
 	defer y.done()
 	y.budget.deadline = deadline
-	g := &tplGuard{sub: sub}
+	g := &tplGuard{sub: sub, tainted: in.Tainted}
 	y.tplCalls = &g.calls
 	for _, c := range append(set, status) {
 		if c == nil {
@@ -82,24 +83,24 @@ func (x *execution) guardTpl(text, shape string, plain bool) error {
 			return nil
 		}
 	}
-	x.refused = &Error{Origin: x.tplGuard.culprit(text), Msg: errTenantCode.Error()[len("tpl: "):]}
+	x.refused = &Error{Msg: errTenantCode.Error()[len("tpl: "):]}
+	if i := x.tplGuard.culprit(text); i >= 0 {
+		x.refused.Origin, x.refused.Holders = x.tplGuard.sub.origins[i], x.tplGuard.sub.holders(i, x.tplGuard.tainted)
+	}
 	return errTenantCode
 }
 
 // culprit names the tenant value an error about text is most likely about: the longest tenant
 // string in it (the first in sorted order among the longest). It only names; what is refused
 // is decided above, whatever culprit finds.
-func (g *tplGuard) culprit(text string) string {
+func (g *tplGuard) culprit(text string) int {
 	best := -1
 	for i, o := range g.sub.originals {
 		if (best < 0 || len(o) > len(g.sub.originals[best])) && strings.Contains(text, o) {
 			best = i
 		}
 	}
-	if best < 0 {
-		return ""
-	}
-	return g.sub.origins[best]
+	return best
 }
 
 // plainText reports whether the templates a tpl text defined (see codeShape) are text alone:
@@ -135,8 +136,8 @@ func names(t *template.Template, fn string) bool {
 // tplCulprit finds the tenant value behind a refusal in c when no tenant string is in the
 // refused text (the template transformed it): it renders again with only the first n tenant
 // values as stand-ins, and searches by bisection the n at which the refusal goes away. This is
-// the failure path: a few more renders are fine.
-func (b *Blueprint) tplCulprit(in *Input, s *structureCheck, g *tplGuard, c *compiled) string {
+// the failure path: a few more renders are fine. It returns the value's index, -1 for none.
+func (b *Blueprint) tplCulprit(in *Input, s *structureCheck, g *tplGuard, c *compiled) int {
 	refused := func(n int) bool {
 		y, err := b.newExecution(in, s.sub.prefix(n))
 		if err != nil {
@@ -158,7 +159,7 @@ func (b *Blueprint) tplCulprit(in *Input, s *structureCheck, g *tplGuard, c *com
 	// to blame. The culprit is the first value whose stand-in ends the refusal.
 	total := s.sub.total()
 	if total == 0 || refused(total) {
-		return ""
+		return -1
 	}
-	return s.sub.origins[sort.Search(total, func(i int) bool { return !refused(i + 1) })]
+	return sort.Search(total, func(i int) bool { return !refused(i + 1) })
 }
