@@ -23,7 +23,7 @@ type Error struct {
 	// it cannot tell which one's occurrence made the difference, and a caller that sets a
 	// contribution apart must not take the first for the culprit.
 	Holders []string
-	Msg    string
+	Msg     string
 }
 
 func (e *Error) Error() string {
