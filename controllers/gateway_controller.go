@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -113,10 +115,10 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 	r.notifyRefs(ctx, r.board.record(req.NamespacedName, results...))
 	r.notifyPolicies(ctx, g.in)
 	// The API server may refuse the Gateway's own objects for what another namespace
-	// contributes (a ListenerSet's port the blueprint's Service then lists twice): that
-	// namespace's contributions are set apart, newest first, and the apply tried again
-	// without them, at most maxApplyIsolation times. If none of that helps, the first failure
-	// stands, as it was.
+	// contributes (a ListenerSet's port the blueprint's Service then lists twice). Then the
+	// namespace whose contributions it refuses is searched for with dry-runs only (nothing is
+	// written while searching), set apart, and the apply made again without it. If no one
+	// namespace is to blame, the failure stands as the Gateway's.
 	var (
 		objs      []*unstructured.Unstructured
 		applied   []objectKey
@@ -124,7 +126,7 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 	)
 	first, firstIn := res, g.in
 	var firstErr error
-	for round := 0; ; round++ {
+	for round := 0; round < 2; round++ {
 		var clusterScoped bool
 		if objs, clusterScoped, err = r.toApply(gw, g.in.Routes, res.Objects); err != nil {
 			return ctrl.Result{}, err
@@ -139,26 +141,21 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 				return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
 			}
 		}
-		owners := make([]desired.Owner, len(res.Objects))
-		for i, o := range res.Objects {
-			owners[i] = o.Owner // toApply keeps the order
-		}
-		applied, routeErrs, err = r.apply(ctx, gw, objs, owners, g.owned)
+		applied, routeErrs, err = r.apply(ctx, gw, objs, ownersOf(res), g.owned)
 		if round == 0 {
 			firstErr = err
 		}
-		if err == nil || round >= maxApplyIsolation || !contentRefused(err) {
+		if err == nil || round > 0 || !contentRefused(err) {
 			break
 		}
-		next, ok := r.withoutNextContributor(g.in, res, err)
+		next, ok := r.isolateRefusal(ctx, gw, g.in, res)
 		if !ok {
 			break
 		}
 		g.in, res = next.in, next.res
 	}
 	if err != nil && res != first {
-		// Set apart for nothing: the failure is the Gateway's own.
-		res, g.in, err = first, firstIn, firstErr
+		res, g.in, err = first, firstIn, firstErr // set apart for nothing: the Gateway's own failure
 	}
 	r.countKinds(appliedTotal, applied)
 	if len(applied) > 0 {
@@ -484,40 +481,97 @@ func observe(controller string, start time.Time) {
 	reconcileSeconds.WithLabelValues(controller).Observe(time.Since(start).Seconds())
 }
 
-// maxApplyIsolation bounds the namespaces set apart, one a round, when the API server refuses
-// a Gateway's objects: each round is a render and a dry-run.
-const maxApplyIsolation = 4
+// maxApplyIsolation bounds the dry-runs one search for a refused contribution makes.
+const maxApplyIsolation = 12
 
-// isolated is a Gateway's input with one more namespace's contributions set apart, and its
-// desired state.
+// ownersOf lists the owner of each of res's objects, in order.
+func ownersOf(res *desired.Result) []desired.Owner {
+	owners := make([]desired.Owner, len(res.Objects))
+	for i, o := range res.Objects {
+		owners[i] = o.Owner // toApply keeps the order
+	}
+	return owners
+}
+
+// isolated is a Gateway's input with contributions set apart, and its desired state.
 type isolated struct {
 	in  *desired.Input
 	res *desired.Result
 }
 
-// withoutNextContributor sets apart the contributions of the next namespace desired.Contributors
-// names and computes the desired state again. The reason the contributors read is the API
-// server's refusal by name only: its message is about the Gateway owner's objects.
-func (r *GatewayReconciler) withoutNextContributor(in *desired.Input, res *desired.Result, applyErr error) (isolated, bool) {
+// isolateRefusal finds the namespace whose contributions make the API server refuse the
+// Gateway's own objects, by dry-runs only: first with every contributor set apart (if the
+// objects are refused even then, no contributor is to blame), then by bisection over the
+// contributors in a fixed order for the shortest run of them whose setting apart is enough;
+// the last of that run alone is then tried. It sets apart that one namespace; if it alone is
+// not enough, the shortest run. At most maxApplyIsolation dry-runs.
+func (r *GatewayReconciler) isolateRefusal(ctx context.Context, gw *gwv1.Gateway, in *desired.Input, res *desired.Result) (isolated, bool) {
 	cands := desired.Contributors(in, res)
 	if len(cands) == 0 {
 		return isolated{}, false
 	}
-	next := *in
-	next.SetApart = maps.Clone(in.SetApart)
-	if next.SetApart == nil {
-		next.SetApart = map[string]string{}
+	runs := 0
+	accepted := func(apart []string) (isolated, bool) {
+		if runs >= maxApplyIsolation {
+			return isolated{}, false
+		}
+		runs++
+		next := *in
+		next.SetApart = maps.Clone(in.SetApart)
+		if next.SetApart == nil {
+			next.SetApart = map[string]string{}
+		}
+		for _, ns := range apart {
+			next.SetApart[ns] = "the API server refused them"
+		}
+		nextRes, err := desired.Gateway(&next)
+		if err != nil {
+			return isolated{}, false
+		}
+		return isolated{&next, nextRes}, r.dryRunGateway(ctx, gw, &next, nextRes) == nil
 	}
-	why := "the API server refused them"
-	if apierrors.IsInvalid(applyErr) {
-		why = "the API server found them invalid"
-	}
-	next.SetApart[cands[0]] = why
-	nextRes, err := desired.Gateway(&next)
-	if err != nil {
+	all, ok := accepted(cands)
+	if !ok {
 		return isolated{}, false
 	}
-	return isolated{&next, nextRes}, true
+	// The shortest prefix of cands whose setting apart is enough: accepted(cands[:n]) is
+	// taken to grow with n, as setting more apart can only take away what is refused.
+	n := sort.Search(len(cands), func(i int) bool {
+		_, ok := accepted(cands[:i+1])
+		return ok
+	}) + 1
+	if n > len(cands) {
+		return all, true
+	}
+	if one, ok := accepted(cands[n-1 : n]); ok {
+		return one, true
+	}
+	if some, ok := accepted(cands[:n]); ok {
+		return some, true
+	}
+	return all, true
+}
+
+// dryRunGateway dry-runs the Gateway's own objects of res (its unit, as apply writes it):
+// nil when the API server accepts every one.
+func (r *GatewayReconciler) dryRunGateway(ctx context.Context, gw *gwv1.Gateway, in *desired.Input, res *desired.Result) error {
+	objs, _, err := r.toApply(gw, in.Routes, res.Objects)
+	if err != nil {
+		return err
+	}
+	owners := ownersOf(res)
+	errs := make([]error, len(objs))
+	var wg sync.WaitGroup
+	for i, o := range objs {
+		if owners[i].Kind != "Gateway" {
+			continue
+		}
+		wg.Go(func() {
+			errs[i] = r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(o.DeepCopy()), client.FieldOwner(FieldManager), client.ForceOwnership, client.DryRunAll)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // contentRefused reports whether the API server refused what was sent, not whether it could be

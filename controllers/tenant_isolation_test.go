@@ -166,3 +166,89 @@ spec:
 		return nil
 	})
 }
+
+// TestRefusedContributionSparesBystanders: the second review's break of the first version. The
+// namespaces were set apart newest first and kept, so an attacker older than its neighbours got
+// their hostnames dropped on the way, and past four of them the Gateway failed again. The
+// refused namespace is now searched for with dry-runs, and only it is set apart.
+func TestRefusedContributionSparesBystanders(t *testing.T) {
+	infra, attacker := namespace(t, nil), namespace(t, nil)
+	svc := `apiVersion: v1
+kind: Service
+metadata:
+  name: {{ .Gateway.metadata.name }}-lb
+spec:
+  ports:
+  {{- range .Gateway.spec.listeners }}
+  - name: {{ .name | quote }}
+    port: {{ .port }}
+  {{- end }}
+  {{- range .ListenerSets }}
+  {{- range .spec.listeners }}
+  - name: {{ .name | quote }}
+    port: {{ .port }}
+  {{- end }}
+  {{- end }}
+`
+	names := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Gateway.metadata.name }}-names\ndata:\n  union: {{ join \",\" .Hostnames.Union | quote }}\n"
+	class := setup(t, infra, blueprint("lb2", `{}`, map[string]string{"svc": svc, "names": names}))
+	gw := gateway(infra, "web", class, gwv1.Listener{Name: "http", Port: 80, Protocol: gwv1.HTTPProtocolType, Hostname: ptr(gwv1.Hostname("*.example.com")),
+		AllowedRoutes: &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: ptr(gwv1.NamespacesFromAll)}}})
+	gw.Spec.AllowedListeners = &gwv1.AllowedListeners{Namespaces: &gwv1.ListenerNamespaces{From: ptr(gwv1.NamespacesFromAll)}}
+	ls := newListenerSet(attacker, "old", infra, "web", gwv1.ListenerEntry{Name: "p", Port: 8081, Protocol: gwv1.HTTPProtocolType, Hostname: ptr(gwv1.Hostname("b.example.com"))})
+	create(t, gw, ls)
+	var want []string
+	for i := range 5 {
+		ns := namespace(t, nil)
+		r := httpRoute(ns, "shop", infra, "web")
+		host := fmt.Sprintf("shop%d.example.com", i)
+		r.Spec.Hostnames = []gwv1.Hostname{gwv1.Hostname(host)}
+		create(t, r)
+		want = append(want, host)
+	}
+	union := func() (string, error) {
+		cm := &corev1.ConfigMap{}
+		if err := k8s.Get(t.Context(), client.ObjectKey{Namespace: infra, Name: "web-names"}, cm); err != nil {
+			return "", err
+		}
+		return cm.Data["union"], nil
+	}
+	eventually(t, "every bystander's hostname is rendered", func() error {
+		u, err := union()
+		if err != nil {
+			return err
+		}
+		for _, h := range want {
+			if !strings.Contains(u, h) {
+				return fmt.Errorf("union %q lacks %s", u, h)
+			}
+		}
+		return nil
+	})
+	// The old ListenerSet now names its listener like the Gateway's, on the same port.
+	update(t, ls, func(l *gwv1.ListenerSet) {
+		l.Spec.Listeners[0].Name, l.Spec.Listeners[0].Port = "http", 80
+	})
+	eventually(t, "the attacker alone is set apart", func() error {
+		if err := k8s.Get(t.Context(), client.ObjectKeyFromObject(ls), ls); err != nil {
+			return err
+		}
+		if err := listenerSetCondition(ls, "Accepted", metav1.ConditionFalse, "ApplyFailed", ""); err != nil {
+			return err
+		}
+		g := &gwv1.Gateway{}
+		if err := k8s.Get(t.Context(), client.ObjectKeyFromObject(gw), g); err != nil {
+			return err
+		}
+		return conditionIs(g.Status.Conditions, "Programmed", metav1.ConditionTrue, "Programmed", g.Generation)
+	})
+	u, err := union()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range want {
+		if !strings.Contains(u, h) {
+			t.Errorf("union %q lacks the bystander's %s", u, h)
+		}
+	}
+}
