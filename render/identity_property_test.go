@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"text/template"
@@ -53,6 +54,9 @@ type ipVar struct {
 	name  string
 	isMap bool // a map of strings, read with range or toYaml
 	b64   bool // read through b64dec: its inert stand-in is the base64 of an inert word
+	// A tenant number (int64, or float64 with float) or bool: its inert stand-ins are a
+	// number of the same type (small with count: a width or a count) or false and true.
+	num, float, count, isBool bool
 }
 
 // ipCase is a template, the values it reads and the tenant's (hostile) values.
@@ -62,6 +66,20 @@ type ipCase struct {
 	vars     []ipVar
 	values   map[string]any
 	mustFail bool // a known attack: the render must fail
+	// Cases with tenant numbers and bools (ipGenerateScalar): otmpl is the template the oracle
+	// renders, where each `if`, `with`, `ternary` condition and `until` count on a tenant value
+	// reads .D.<key> instead, which the oracle decides on the tenant's values (decisions).
+	scalar    bool
+	otmpl     string
+	decisions []ipDecision
+}
+
+// ipDecision is a condition or a loop count the template decides on tenant values: the branch
+// taken and the items made are the template's, as the tenant's values decide them.
+type ipDecision struct {
+	key   string // .D.<key> in the oracle's template
+	expr  string // the template's pipeline
+	count bool   // an `until` count (an int), else a condition (a bool)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -342,6 +360,11 @@ func ipSeeds() []ipCase {
 
 // ipExecute renders tmpl as Helm would, with sprig's hermetic functions and Helm's toYaml.
 func ipExecute(tmpl string, values map[string]any) (string, error) {
+	return ipExecuteData(tmpl, map[string]any{"Values": values})
+}
+
+// ipExecuteData renders tmpl with data as its dot.
+func ipExecuteData(tmpl string, data map[string]any) (string, error) {
 	funcs := sprig.HermeticTxtFuncMap()
 	funcs["toYaml"] = func(v any) (string, error) {
 		b, err := sigsyaml.Marshal(v)
@@ -352,7 +375,7 @@ func ipExecute(tmpl string, values map[string]any) (string, error) {
 		return "", err
 	}
 	var buf bytes.Buffer
-	err = t.Execute(&buf, map[string]any{"Values": values})
+	err = t.Execute(&buf, data)
 	return buf.String(), err
 }
 
@@ -384,10 +407,36 @@ func ipParse(text string) (*yamlv3.Node, error) {
 
 // ipInertValues returns the inert stand-ins of the case's values: distinct plain lowercase
 // words, set telling the two sets apart. Maps keep their number of entries.
-func ipInertValues(c ipCase, set byte) map[string]any {
+func ipInertValues(c ipCase, set byte) map[string]any { return ipInertValuesMixed(c, set, set) }
+
+// ipInertValuesMixed takes the inert strings of set and the inert numbers and bools of
+// scalarSet: the bools are false ('p') and true ('q'); numbers are six digits, which print as
+// they are as ints and as floats (a float of seven digits prints with an exponent), or, used
+// as a width or a count, small ones.
+func ipInertValuesMixed(c ipCase, set, scalarSet byte) map[string]any {
 	out := map[string]any{}
 	for i, v := range c.vars {
 		w := fmt.Sprintf("inert%c%c", set, 'a'+i)
+		switch {
+		case v.isBool:
+			out[v.name] = scalarSet == 'q'
+			continue
+		case v.num:
+			base, frac := int64(123457), 0.25
+			if scalarSet == 'q' {
+				base, frac = 654323, 0.75
+			}
+			n := base + 1000*int64(i)
+			if v.count {
+				n = map[byte]int64{'p': 37, 'q': 53}[scalarSet] + 2*int64(i)
+			}
+			if v.float {
+				out[v.name] = float64(n) + frac
+			} else {
+				out[v.name] = n
+			}
+			continue
+		}
 		switch {
 		case v.isMap:
 			m := map[string]any{}
@@ -416,6 +465,9 @@ type ipNode struct {
 	keys    []string
 	keyHole []bool
 	kids    []*ipNode // map values, in keys' order, or list items
+	// kinds, for a hole told apart by two inert renders that write different scalars there
+	// (a tenant number or bool, printed or computed): the kinds (ipKind) those are.
+	kinds []string
 }
 
 // ipScalar is a yaml/v3 scalar as a JSON value, as Kubernetes stores it.
@@ -600,6 +652,12 @@ func ipShow(v any) string {
 func (c *ipCompare) node(path string, o *ipNode, got any) {
 	switch o.kind {
 	case yamlv3.ScalarNode:
+		if o.hole && o.kinds != nil {
+			if k := ipKind(got); !slices.Contains(o.kinds, k) {
+				c.add(path, "the hole of a tenant number or bool (inert %s) is %s, want a %s", o.text, ipShow(got), strings.Join(o.kinds, " or a "))
+			}
+			return
+		}
 		if o.hole {
 			if _, ok := got.(string); !ok {
 				c.add(path, "the tenant's hole (inert text %q) is %s, want a string", o.text, ipShow(got))
@@ -733,7 +791,7 @@ func ipDeepDiff(path string, want, got any, out *[]string) {
 		}
 		return
 	}
-	if !reflect.DeepEqual(want, got) {
+	if !ipEqual(want, got) {
 		*out = append(*out, fmt.Sprintf("%s: want %s, got %s", path, ipShow(want), ipShow(got)))
 	}
 }
@@ -784,34 +842,83 @@ func ipCheck(c ipCase) ipVerdict {
 		}
 	}
 
-	// The oracle's inert readings.
-	var trees [2]*ipNode
-	var inertJSON any
-	for i, set := range []byte{'p', 'q'} {
-		text, err := ipExecute(c.tmpl, ipInertValues(c, set))
+	// The oracle's inert readings. With tenant numbers and bools, the template's decisions on
+	// them are the tenant's (ipDecisions), and the oracle renders otmpl, which reads them.
+	dec, derr := ipDecisions(c)
+	if derr != nil {
+		v.undecided = "decisions: " + derr.Error()
+		return v
+	}
+	otmpl := c.tmpl
+	if c.otmpl != "" {
+		otmpl = c.otmpl
+	}
+	read := func(set, scalarSet byte) (*ipNode, string, *yamlv3.Node, string) {
+		text, err := ipExecuteData(otmpl, map[string]any{"Values": ipInertValuesMixed(c, set, scalarSet), "D": dec})
 		if err != nil {
-			v.undecided = "inert render: " + err.Error()
-			return v
+			return nil, text, nil, "inert render: " + err.Error()
 		}
 		n, err := ipParse(text)
 		if err != nil {
-			v.undecided = "inert output: " + err.Error()
+			return nil, text, nil, "inert output: " + err.Error()
+		}
+		t, err := ipTree(n)
+		if err != nil {
+			return nil, text, nil, "inert output: " + err.Error()
+		}
+		return t, text, n, ""
+	}
+	var trees [2]*ipNode
+	var inertJSON any
+	for i, set := range []byte{'p', 'q'} {
+		t, text, n, why := read(set, set)
+		if why != "" {
+			v.undecided = why
 			return v
 		}
-		if trees[i], err = ipTree(n); err != nil {
-			v.undecided = "inert output: " + err.Error()
-			return v
-		}
+		trees[i] = t
 		if i == 0 {
 			v.inertText = text
 			inertJSON, _ = ipJSON(n)
 		}
 	}
-	if !ipSameShape(trees[0], trees[1]) {
-		v.undecided = "the inert words' content shapes the output"
-		return v
+	var tree *ipNode
+	if !c.scalar {
+		if !ipSameShape(trees[0], trees[1]) {
+			v.undecided = "the inert words' content shapes the output"
+			return v
+		}
+		tree = trees[0]
+	} else {
+		// A scalar the two inert renders write differently depends on a tenant value: a hole,
+		// of the kinds they write there.
+		var merr error
+		if tree, merr = ipMerge(trees[0], trees[1]); merr != nil {
+			// The same strings with other numbers and bools: if the shape changes, the
+			// tenant's number or bool shapes the output, and the render must fail.
+			r, _, _, why := read('p', 'q')
+			if why != "" {
+				v.undecided = why
+				return v
+			}
+			if _, err := ipMerge(trees[0], r); err == nil {
+				v.undecided = "the inert words' content shapes the output"
+				return v
+			}
+			if v.rendered {
+				v.diffs = append(v.diffs, "(a) structure depends on a tenant number or bool: two inert numbers (bools) give two shapes ("+merr.Error()+"), and the render succeeded")
+			}
+			return v
+		}
+		// The self-check below renders Gantry with the inert values, which decide for
+		// themselves: the oracle's reading of the template with them.
+		inertJSON = nil
+		if text, err := ipExecute(c.tmpl, ipInertValues(c, 'p')); err == nil {
+			if n, err := ipParse(text); err == nil {
+				inertJSON, _ = ipJSON(n)
+			}
+		}
 	}
-	tree := trees[0]
 	if tree.kind != yamlv3.MappingNode {
 		v.undecided = "not an object"
 		return v
@@ -820,7 +927,7 @@ func ipCheck(c ipCase) ipVerdict {
 
 	// Self-check of the oracle: with inert values, Gantry must write exactly the oracle's object,
 	// or fail.
-	if inertOut, err := renderWith(ipInertValues(c, 'p')); err == nil {
+	if inertOut, err := renderWith(ipInertValues(c, 'p')); err == nil && (!c.scalar || inertJSON != nil) {
 		if m, ok := inertJSON.(map[string]any); ok {
 			if md, ok := m["metadata"].(map[string]any); ok {
 				if _, has := md["namespace"]; !has {
@@ -877,7 +984,7 @@ func ipCheck(c ipCase) ipVerdict {
 	if len(cmp12.diffs) > 0 {
 		return v
 	}
-	if !reflect.DeepEqual(want, out.Objects[0].Object) {
+	if !ipEqual(want, out.Objects[0].Object) {
 		var d []string
 		ipDeepDiff("", want, out.Objects[0].Object, &d)
 		for i := range d {
@@ -900,8 +1007,12 @@ func ipClass(d string) string {
 		return "(b) tenant key not kept as the tenant's string"
 	case strings.Contains(d, "as YAML 1.2 reads"):
 		return "(b) tenant string not kept as written"
+	case strings.HasPrefix(d, "(a) structure depends"):
+		return "(a) structure depends on a tenant number or bool"
 	case strings.HasPrefix(d, "(a)"):
 		return "(a) object count"
+	case strings.Contains(d, "the hole of a tenant number or bool"):
+		return "(b) hole of a tenant number or bool changed kind"
 	case strings.Contains(d, "the tenant's hole"):
 		return "(b) hole is not a string"
 	case strings.Contains(d, "keys besides"), strings.Contains(d, "the map has"), strings.Contains(d, "entries under tenant keys"):
@@ -930,6 +1041,10 @@ func ipObjects(out *render.Output) []any {
 func ipReport(c ipCase, v ipVerdict) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "case %s\n--- template:\n%s--- tenant values: %#v\n", c.name, c.tmpl, c.values)
+	if c.otmpl != "" {
+		d, _ := ipDecisions(c)
+		fmt.Fprintf(&b, "--- the oracle's template, with the tenant's decisions %v:\n%s", d, c.otmpl)
+	}
 	fmt.Fprintf(&b, "--- the oracle's inert output:\n%s\n", v.inertText)
 	if v.rendered {
 		y, _ := sigsyaml.Marshal(v.gantry)
@@ -960,13 +1075,16 @@ func ipCases(n int) []ipCase {
 // TestIdentityProperty checks the exact identity property on the known attacks and on
 // generated blueprints with hostile tenant values.
 func TestIdentityProperty(t *testing.T) {
-	n := 2500
-	if testing.Short() {
-		n = 400
+	n, ns := 2500, 700
+	if testing.Short() || raceDetector {
+		// The race detector makes each case several times slower (2.5 minutes for the whole
+		// suite): make test runs the short one; `go test ./render` runs all of it.
+		n, ns = 400, 100
 	}
 	start := time.Now()
-	cases := ipCases(n)
+	cases := append(ipCases(n), ipScalarCases(ns)...)
 	var decided, rendered, failed, notes int
+	var sCases, sDecided, sRendered, sFailed int // those with numbers and bools
 	undecided := map[string]int{}
 	byClass := map[string][]string{} // every class of violation a case shows
 	shown := 0
@@ -977,6 +1095,9 @@ func TestIdentityProperty(t *testing.T) {
 				t.Logf("note (not a violation): case %s, values %#v: %s", c.name, c.values, v.note)
 			}
 		}
+		if c.scalar {
+			sCases++
+		}
 		if v.undecided != "" && len(v.diffs) == 0 {
 			undecided[strings.SplitN(v.undecided, ":", 2)[0]]++
 			continue
@@ -984,6 +1105,15 @@ func TestIdentityProperty(t *testing.T) {
 		decided++
 		if v.rendered {
 			rendered++
+		}
+		if c.scalar {
+			sDecided++
+			if v.rendered {
+				sRendered++
+			}
+			if len(v.diffs) > 0 {
+				sFailed++
+			}
 		}
 		if len(v.diffs) == 0 {
 			continue
@@ -1003,6 +1133,7 @@ func TestIdentityProperty(t *testing.T) {
 	}
 	t.Logf("%d cases (%d decided by the oracle, %d rendered by Gantry, %d violations, %d notes) in %v; undecided: %v",
 		len(cases), decided, rendered, failed, notes, time.Since(start).Round(time.Millisecond), undecided)
+	t.Logf("of them with tenant numbers and bools: %d cases (%d decided, %d rendered, %d violations)", sCases, sDecided, sRendered, sFailed)
 	classes := make([]string, 0, len(byClass))
 	for k := range byClass {
 		classes = append(classes, k)
@@ -1038,6 +1169,12 @@ func FuzzIdentityProperty(f *testing.F) {
 		f.Add(int64(i), strs[0], strs[1], strs[2])
 	}
 	f.Add(int64(7), "'x", "x'\n  owner: tenant", "yes")
+	// Numbers and bools: a seed with bit 40 set generates a template with them; a, b and c
+	// are the tenant's values in turn (a number as written, a bool "true" or otherwise by length).
+	f.Add(ipFuzzScalar|1, "3", "-2.5", "true")
+	f.Add(ipFuzzScalar|2, "900007", "0", "false")
+	f.Add(ipFuzzScalar|3, "5000000011", "1e21", "'x")
+	f.Add(ipFuzzScalar|4, "-1", "900007.5", "yes")
 	f.Fuzz(func(t *testing.T, seed int64, a, b, c string) {
 		if a == "" || b == "" || c == "" {
 			return // empty strings are not tenant content Gantry tracks
@@ -1055,6 +1192,15 @@ func FuzzIdentityProperty(f *testing.F) {
 					cs.values[v.name] = strs[i%3]
 				}
 			}
+		} else if seed&ipFuzzScalar != 0 {
+			rng := rand.New(rand.NewSource(seed))
+			strs, i := []string{a, b, c}, 0
+			next := func() string { i++; return strs[(i-1)%3] }
+			cs = ipGenerateScalar(rng, ipSupply{
+				num:     func(_, float bool) any { return ipFuzzNumber(next(), float) },
+				boolean: func() bool { s := next(); return s == "true" || s != "false" && len(s)%2 == 1 },
+				str:     func(int, string) string { return next() },
+			})
 		} else {
 			rng := rand.New(rand.NewSource(seed))
 			strs, i := []string{a, b, c}, 0
@@ -1064,4 +1210,492 @@ func FuzzIdentityProperty(f *testing.F) {
 			t.Fatalf("identity property violated:\n%s", ipReport(cs, v))
 		}
 	})
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tenant numbers and bools.
+//
+// A tenant number (int64 or float64) or bool is tenant input as much as a string. Generated
+// templates use one printed as it is or through add, mul, toString, printf, quote, int,
+// toYaml; as an indent or nindent width; as a repeat or trunc count; as an until count; in the
+// condition of an if, with or ternary. The oracle renders with two inert numbers (bools: false
+// and true) and reads a scalar the two renders write differently as a hole of the kinds they
+// write there: a tenant number printed as a number must stay a number, one the template made
+// into a string a string, a bool a bool. Every other node is the template's, and must be
+// exactly so in Gantry's output. A decision is the template's too: the branch a condition on
+// a tenant value takes, and as many items as an until over a tenant count makes, each item
+// the template's (TestTenantNumbersAndBoolsAreTenantInput, "compared" and "counted"); the
+// oracle takes the tenant's decisions (ipDecisions) and renders the rest with inert values.
+// Where two inert numbers or bools give two shapes (`[{{ repeat n "a, " }}z]`, a bool's text
+// replaced by YAML), the tenant's number shapes the output: the render must fail.
+
+// ipKind is the kind of a JSON value: a hole of a tenant number must stay a "number".
+func ipKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case int, int64, float64:
+		return "number"
+	case bool:
+		return "bool"
+	case nil:
+		return "null"
+	case map[string]any:
+		return "map"
+	case []any:
+		return "list"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// ipEqual is reflect.DeepEqual, except that an int64 and a float64 of the same value are
+// equal (YAML reads 5e+18 as a float, JSON as an int).
+func ipEqual(a, b any) bool {
+	switch a := a.(type) {
+	case map[string]any:
+		bm, ok := b.(map[string]any)
+		if !ok || len(a) != len(bm) {
+			return false
+		}
+		for k, v := range a {
+			if w, ok := bm[k]; !ok || !ipEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		bl, ok := b.([]any)
+		if !ok || len(a) != len(bl) {
+			return false
+		}
+		for i := range a {
+			if !ipEqual(a[i], bl[i]) {
+				return false
+			}
+		}
+		return true
+	case int64:
+		if bi, ok := b.(int64); ok {
+			return a == bi
+		}
+		if bf, ok := b.(float64); ok {
+			return float64(a) == bf
+		}
+		return false
+	case float64:
+		if bi, ok := b.(int64); ok {
+			return a == float64(bi)
+		}
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// ipMerge reads two inert renders as one tree: they must have the same shape; a scalar they
+// write differently is a hole.
+func ipMerge(a, b *ipNode) (*ipNode, error) {
+	if a.kind != b.kind {
+		return nil, fmt.Errorf("a %v and a %v", a.kind, b.kind)
+	}
+	switch a.kind {
+	case yamlv3.ScalarNode:
+		if a.hole || b.hole {
+			if a.hole && b.hole {
+				return a, nil
+			}
+			return nil, fmt.Errorf("%q and %q", a.text, b.text)
+		}
+		if reflect.DeepEqual(a.val, b.val) {
+			return a, nil
+		}
+		kinds := []string{ipKind(a.val)}
+		if k := ipKind(b.val); k != kinds[0] {
+			kinds = append(kinds, k)
+		}
+		return &ipNode{kind: a.kind, hole: true, text: a.text + " / " + b.text, kinds: kinds}, nil
+	case yamlv3.SequenceNode:
+		if len(a.kids) != len(b.kids) {
+			return nil, fmt.Errorf("lists of %d and %d items", len(a.kids), len(b.kids))
+		}
+	case yamlv3.MappingNode:
+		if len(a.kids) != len(b.kids) || !slices.Equal(a.keyHole, b.keyHole) {
+			return nil, fmt.Errorf("maps of keys %q and %q", a.keys, b.keys)
+		}
+		for i := range a.keys {
+			if !a.keyHole[i] && a.keys[i] != b.keys[i] {
+				return nil, fmt.Errorf("maps of keys %q and %q", a.keys, b.keys)
+			}
+		}
+	}
+	o := *a
+	o.kids = make([]*ipNode, len(a.kids))
+	for i := range a.kids {
+		k, err := ipMerge(a.kids[i], b.kids[i])
+		if err != nil {
+			return nil, err
+		}
+		o.kids[i] = k
+	}
+	return &o, nil
+}
+
+// ipMaxLoop is the largest tenant loop count the oracle renders.
+const ipMaxLoop = 2000
+
+// ipDecisions evaluates the case's decisions on the tenant's values, with text/template and
+// sprig: a condition's truth, a loop's count.
+func ipDecisions(c ipCase) (map[string]any, error) {
+	if len(c.decisions) == 0 {
+		return nil, nil
+	}
+	d := map[string]any{}
+	for _, x := range c.decisions {
+		if x.count {
+			text, err := ipExecute("{{ "+x.expr+" }}", c.values)
+			if err != nil {
+				return nil, err
+			}
+			n, err := strconv.Atoi(text)
+			if err != nil {
+				return nil, err
+			}
+			if n > ipMaxLoop || n < -ipMaxLoop {
+				return nil, fmt.Errorf("a loop of %d items", n)
+			}
+			d[x.key] = n
+			continue
+		}
+		text, err := ipExecute("{{ if "+x.expr+" }}1{{ else }}0{{ end }}", c.values)
+		if err != nil {
+			return nil, err
+		}
+		d[x.key] = text == "1"
+	}
+	return d, nil
+}
+
+// ipScalarTemplateLines are the template's own lines in cases with numbers and bools: those
+// of ipTemplateLines and numbers near Gantry's own stand-ins (render/taint.go).
+var ipScalarTemplateLines = append(slices.Clip(ipTemplateLines),
+	"magic: 900007", "magic2: 900017", "floaty: 900007.5", "big: 5000000011", "zero: 0", "neg: -1",
+	"disabled: false", "count: 3", "half: 2.5")
+
+// Where a printed tenant number, bool or string lands (@K the hole's key, @X the action).
+var ipScalarContexts = []string{
+	"@K: @X", `@K: "@X"`, "@K: '@X'", "@K: pre @X post", "@K: pre-@X-post", "@K: [@X, fixed]",
+	"@K: {a: @X, b: fixed}", "@K: |\n  @X", "@K:\n- @X\n- fixed", "@K: @X.5", "@K: -@X", "@K: @X@X",
+}
+
+// What a printed tenant number or bool passes through (@V the value).
+var (
+	ipNumExprs = []string{
+		"@V", "add @V 1", "mul @V 2", "sub @V 7", "@V | toString", `printf "%d" (int @V)`, `printf "%v" @V`,
+		"@V | quote", "int @V", "@V | int | quote", "toYaml @V", "toJson @V", "@V | toString | quote",
+	}
+	ipBoolExprs = []string{
+		"@V", "@V | toString", "@V | quote", `printf "%v" @V`, "not @V", "toYaml @V", "toJson @V",
+		"@V | toString | upper", "@V | squote",
+	}
+)
+
+// A tenant number as a width or a count (@I the indentation, @K the hole's key). Gantry
+// renders its own stand-in (900007) as the width or count, which makes long renders (a tenth
+// of a second): those are picked less often (ipWidthWeights). A count that makes list items
+// (`[{{ repeat n "a, " }}z]`, a second a render) is a known attack in ipScalarSeeds.
+var ipWidthContexts = []string{
+	`@I@K:{{ toYaml (dict "a" "x" "b" "y") | nindent (int @V) }}`,
+	`@I@K: |{{ "line one\nline two" | nindent (int @V) }}`,
+	"@I@K: |\n" + `{{ "line one\nline two" | indent (int @V) }}`,
+	`@I@K: {{ repeat (int @V) "ab" }}`,
+	`@I@K: {{ repeat (int @V) "ab" | quote }}`,
+	`@I@K: {{ trunc (int @V) "platform-owned" }}`,
+	`@I@K: [{{ trunc (int @V) "a, b, c" }}]`,
+	`@I@K: {{ trunc (int @V) "true" }}`,
+}
+
+var ipWidthWeights = []int{8, 5, 5, 2, 2, 15, 15, 15}
+
+func ipPickWeighted(rng *rand.Rand, l []string, w []int) string {
+	total := 0
+	for _, x := range w {
+		total += x
+	}
+	n := rng.Intn(total)
+	for i, x := range w {
+		if n < x {
+			return l[i]
+		}
+		n -= x
+	}
+	return l[len(l)-1]
+}
+
+// A loop over a tenant count (@U: `until (int .Values.v)`).
+var ipUntilContexts = []string{
+	"@I@K:\n{{- range $i := @U }}\n@I- item-{{ $i }}\n{{- end }}",
+	"@I@K:\n{{- range $i := @U }}\n@I- {{ $i }}\n{{- end }}",
+	"{{- range $i := @U }}\n@I@K-{{ $i }}: v\n{{- end }}",
+	"@I@K:\n{{- range $i := @U }}\n@I- name: n{{ $i }}\n@I  port: {{ add 8000 $i }}\n{{- end }}",
+	"@I@K: [{{ range $i := @U }}{{ $i }}, {{ end }}end]",
+	"@I@K:\n{{- range $i := @U }}\n@I- {{ if eq $i 0 }}first{{ else }}rest{{ end }}\n{{- end }}",
+	"@I@K: {{ len (@U) }}",
+}
+
+// A condition on a tenant number or bool (@C).
+var (
+	ipDecisionContexts = []string{
+		"@I@K: {{ if @C }}on-branch{{ else }}off-branch{{ end }}",
+		"{{- if @C }}\n@I@K: {a: b}\n{{- end }}",
+		"{{- if @C }}\n@I@K:\n@I- one\n@I- two\n{{- else }}\n@I@K: []\n{{- end }}",
+		`@I@K: {{ ternary "large" "small" (@C) }}`,
+		"@I@K: {{ ternary 10 20 (@C) }}",
+		"{{- if not (@C) }}\n@I@K: negated\n{{- end }}",
+		"@I@K: {{ if @C }}{{ @V }}{{ else }}none{{ end }}",
+		"{{- with @C }}\n@I@K: with-branch\n{{- end }}",
+	}
+	ipBoolConds = []string{"@V", "not @V", "eq @V true", "and @V true", "or @V false"}
+	ipNumConds  = []string{"@V", "gt (int @V) 2", "eq (int @V) 0", "lt (float64 @V) 2.5", "ge (int @V) 8080", "ne (int @V) 900007"}
+)
+
+// Hostile tenant numbers: edges, Gantry's own stand-ins (900007 + 10j, floats + 0.5, C's
+// 5000000011), the oracle's, numbers the template writes, and ones that print with exponents.
+var (
+	ipHostileInts = []int64{
+		0, 1, -1, 2, 3, -3, 7, 10, 100, -100, 8080, 65535, 123457, 654323, 900007, 900017, 900008,
+		899997, 999999, 1000000, 5000000011, 1 << 31, -(1 << 31), 1<<53 + 1, math.MaxInt64, math.MinInt64, 42,
+	}
+	ipHostileFloats = []float64{
+		0, math.Copysign(0, -1), 0.5, -0.5, 1.5, 2.5, -2.5, 3, 1e21, 1e-7, -1e300, 900007.5, 900017.5,
+		123457.25, 1e6, 1.5e6, 7777777.7, math.MaxFloat64, math.SmallestNonzeroFloat64, 5e18, 0.1, 1e20, 8080,
+	}
+	ipHostileCounts      = []int64{0, 1, 2, 3, 4, 5, -1, -2, 6, 8, 10, 12, 37, 53, 100, 1000, 900007, 1 << 40, math.MaxInt64, math.MinInt64}
+	ipHostileFloatCounts = []float64{0.5, 2.7, -1.5, 3, 6, 1e21, 1e300, -0.5}
+	// Strings next to numbers: some read as numbers unquoted.
+	ipNumericStrings = []string{"900007", "900017", "900007.5", "5000000011", "123457", "3", "-1", "1e21", "0.5", "true", "false"}
+)
+
+// ipHostileNumber is a tenant number: one of the lists, or a random one.
+func ipHostileNumber(rng *rand.Rand, count, float bool) any {
+	switch {
+	case count && float:
+		return ipHostileFloatCounts[rng.Intn(len(ipHostileFloatCounts))]
+	case count:
+		return ipHostileCounts[rng.Intn(len(ipHostileCounts))]
+	case rng.Intn(5) == 0 && float:
+		return rng.NormFloat64() * math.Pow(10, float64(rng.Intn(12)))
+	case rng.Intn(5) == 0:
+		return rng.Int63n(2_000_001) - 1_000_000
+	case float:
+		return ipHostileFloats[rng.Intn(len(ipHostileFloats))]
+	}
+	return ipHostileInts[rng.Intn(len(ipHostileInts))]
+}
+
+// ipSupply gives the tenant's values to ipGenerateScalar.
+type ipSupply struct {
+	num     func(count, float bool) any // an int64 or a float64 (the float is a hint)
+	boolean func() bool
+	str     func(indent int, key string) string
+}
+
+// ipGenerateScalar builds a template with 2 or 3 tenant values, numbers, bools and strings,
+// each in one context, and template-owned lines between them.
+func ipGenerateScalar(rng *rand.Rand, sup ipSupply) ipCase {
+	deploy := rng.Intn(2) == 0
+	type block struct {
+		indent        int
+		lines, olines []string // the template's, and the oracle's
+	}
+	var blocks []*block
+	if deploy {
+		blocks = []*block{{indent: 6}, {indent: 8}} // pod spec, container
+	} else {
+		blocks = []*block{{indent: 2}, {indent: 4}} // data, labels
+	}
+	used := map[*block][]int{}
+	addTemplateLine := func(b *block) {
+		for _, i := range rng.Perm(len(ipScalarTemplateLines)) {
+			if !slices.Contains(used[b], i) {
+				used[b] = append(used[b], i)
+				l := ipIndent(ipScalarTemplateLines[i], b.indent)
+				b.lines, b.olines = append(b.lines, l), append(b.olines, l)
+				return
+			}
+		}
+	}
+	c := ipCase{scalar: true, values: map[string]any{}}
+	var desc []string
+	for _, b := range blocks {
+		if rng.Intn(2) == 0 {
+			addTemplateLine(b)
+		}
+	}
+	pick := func(l []string) string { return l[rng.Intn(len(l))] }
+	for i := range 2 + rng.Intn(2) {
+		b := blocks[rng.Intn(len(blocks))]
+		key := fmt.Sprintf("k%d", i+1)
+		v := ipVar{name: fmt.Sprintf("v%d", i+1)}
+		val := ".Values." + v.name
+		ind := strings.Repeat(" ", b.indent)
+		var text, otext string // the lines, for the template and for the oracle
+		printed := func(ctx, expr string) {
+			x := "{{ " + strings.ReplaceAll(expr, "@V", val) + " }}"
+			text = ipIndent(strings.NewReplacer("@K", key, "@X", x).Replace(ctx), b.indent)
+			otext = text
+			desc = append(desc, fmt.Sprintf("%s: %q in %q", v.name, expr, ctx))
+		}
+		decision := func(ctx, cond string) {
+			d := fmt.Sprintf("d%d", i+1)
+			cond = strings.ReplaceAll(cond, "@V", val)
+			c.decisions = append(c.decisions, ipDecision{key: d, expr: cond})
+			r := func(cond string) string {
+				return strings.NewReplacer("@I", ind, "@K", key, "@C", cond, "@V", val).Replace(ctx)
+			}
+			text, otext = r(cond), r(".D."+d)
+			desc = append(desc, fmt.Sprintf("%s: %q deciding %q", v.name, cond, ctx))
+		}
+		switch kind := rng.Intn(20); {
+		case kind < 3: // a string, next to the numbers
+			s := sup.str(b.indent, key)
+			if rng.Intn(2) == 0 {
+				s = pick(ipNumericStrings)
+			}
+			c.values[v.name] = s
+			printed(pick([]string{"@K: @X", `@K: "@X"`, "@K: pre @X post", "@K:\n- @X\n- fixed"}), pick([]string{"@V", "@V | quote", "@V | squote"}))
+		case kind < 8: // a bool
+			v.isBool = true
+			c.values[v.name] = sup.boolean()
+			if rng.Intn(2) == 0 {
+				printed(pick(ipScalarContexts), pick(ipBoolExprs))
+			} else {
+				decision(pick(ipDecisionContexts), pick(ipBoolConds))
+			}
+		default: // a number
+			v.num = true
+			use := rng.Intn(20)
+			v.count = use >= 9 && use < 16
+			n := sup.num(v.count, rng.Intn(3) == 0)
+			_, v.float = n.(float64)
+			c.values[v.name] = n
+			switch {
+			case use < 9:
+				printed(pick(ipScalarContexts), pick(ipNumExprs))
+			case use < 13:
+				ctx := ipPickWeighted(rng, ipWidthContexts, ipWidthWeights)
+				text = strings.NewReplacer("@I", ind, "@K", key, "@V", val).Replace(ctx)
+				otext = text
+				desc = append(desc, fmt.Sprintf("%s: a width or count in %q", v.name, ctx))
+			case use < 16:
+				d := fmt.Sprintf("u%d", i+1)
+				c.decisions = append(c.decisions, ipDecision{key: d, expr: "int " + val, count: true})
+				ctx := pick(ipUntilContexts)
+				r := func(u string) string { return strings.NewReplacer("@I", ind, "@K", key, "@U", u).Replace(ctx) }
+				text, otext = r("until (int "+val+")"), r("until .D."+d)
+				desc = append(desc, fmt.Sprintf("%s: an until count in %q", v.name, ctx))
+			default:
+				ctx := pick(ipDecisionContexts)
+				conds := ipNumConds
+				if strings.Contains(ctx, "ternary") {
+					conds = conds[1:] // ternary wants a bool
+				}
+				decision(ctx, pick(conds))
+			}
+		}
+		b.lines, b.olines = append(b.lines, text), append(b.olines, otext)
+		c.vars = append(c.vars, v)
+		addTemplateLine(b) // a template line after every hole
+	}
+	for _, b := range blocks {
+		if len(b.lines) == 0 {
+			addTemplateLine(b)
+		}
+	}
+	assemble := func(l0, l1 []string) string {
+		var t strings.Builder
+		if deploy {
+			t.WriteString("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  template:\n    spec:\n")
+			t.WriteString(strings.Join(l0, "\n") + "\n")
+			t.WriteString("      containers:\n      - name: app\n")
+			t.WriteString(strings.Join(l1, "\n") + "\n")
+			t.WriteString("        ports:\n        - containerPort: 8080\n")
+		} else {
+			t.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  labels:\n    app: web\n")
+			t.WriteString(strings.Join(l1, "\n") + "\n")
+			t.WriteString("data:\n")
+			t.WriteString(strings.Join(l0, "\n") + "\n")
+		}
+		return t.String()
+	}
+	c.tmpl = assemble(blocks[0].lines, blocks[1].lines)
+	if o := assemble(blocks[0].olines, blocks[1].olines); o != c.tmpl {
+		c.otmpl = o
+	}
+	c.name = strings.Join(desc, "; ")
+	return c
+}
+
+// ipScalarSeeds are known attacks with numbers and bools (TestTenantNumbersAndBoolsAreTenantInput):
+// each must end in a render error.
+func ipScalarSeeds() []ipCase {
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n"
+	return []ipCase{
+		{name: "a number as nindent's width", tmpl: cm + "  labels: {{- toYaml .Values.labels | nindent (int .Values.w) }}\n  owner: platform\n",
+			vars:   []ipVar{{name: "w", num: true, count: true}, {name: "labels", isMap: true}},
+			values: map[string]any{"w": int64(2), "labels": map[string]any{"x": "tenant"}}},
+		{name: "a number as indent's width", tmpl: cm + "  labels: |\n{{ .Values.text | indent (int .Values.w) }}\n  owner: platform\n",
+			vars: []ipVar{{name: "w", num: true, count: true}, {name: "text"}}, values: map[string]any{"w": int64(2), "text": "x"}},
+		{name: "a bool's text as structure", tmpl: cm + "  flag: {{ .Values.flag | toString | replace \"true\" \"on\\n  owner: tenant\" }}\n",
+			vars: []ipVar{{name: "flag", isBool: true}}, values: map[string]any{"flag": true}},
+		{name: "a count making list items", tmpl: cm + "  k: [{{ repeat (int .Values.n) \"a, \" }}z]\n",
+			vars: []ipVar{{name: "n", num: true, count: true}}, values: map[string]any{"n": int64(2)}},
+		{name: "a float printed after a minus", tmpl: cm + "  k: -{{ .Values.n }}\n",
+			vars: []ipVar{{name: "n", num: true}}, values: map[string]any{"n": -2.5}},
+		{name: "a number cut short by trunc", tmpl: cm + "  k: {{ trunc (int .Values.n) \"true\" }}\n",
+			vars: []ipVar{{name: "n", num: true, count: true}}, values: map[string]any{"n": int64(2)}},
+		{name: "a loop too long", tmpl: cm + "{{- range $i := until (int .Values.n) }}\n  k{{ $i }}: v\n{{- end }}\n",
+			vars: []ipVar{{name: "n", num: true}}, values: map[string]any{"n": int64(1) << 40},
+			otmpl: cm + "{{- range $i := until .D.u }}\n  k{{ $i }}: v\n{{- end }}\n", decisions: []ipDecision{{key: "u", expr: "int .Values.n", count: true}}},
+	}
+}
+
+// ipScalarCases are n generated cases with numbers and bools, and the known attacks.
+func ipScalarCases(n int) []ipCase {
+	cases := ipScalarSeeds()
+	for i := range cases {
+		cases[i].mustFail, cases[i].scalar = true, true
+	}
+	rng := rand.New(rand.NewSource(20240612))
+	sup := ipSupply{
+		num:     func(count, float bool) any { return ipHostileNumber(rng, count, float) },
+		boolean: func() bool { return rng.Intn(2) == 0 },
+		str:     func(indent int, key string) string { return ipHostileString(rng, indent, key) },
+	}
+	for range n {
+		cases = append(cases, ipGenerateScalar(rng, sup))
+	}
+	return cases
+}
+
+// ipFuzzScalar marks a fuzz seed that generates a template with numbers and bools.
+const ipFuzzScalar = int64(1) << 40
+
+// ipFuzzNumber reads a fuzzed string as a tenant number: an int64 or a float64 as written,
+// else one made of its bytes.
+func ipFuzzNumber(s string, float bool) any {
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if float {
+			return float64(i)
+		}
+		return i
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+		return f
+	}
+	var h int64
+	for _, c := range []byte(s) {
+		h = h*31 + int64(c)
+	}
+	if float {
+		return float64(h) / 8
+	}
+	return h
 }
