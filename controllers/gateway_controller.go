@@ -65,6 +65,88 @@ type GatewayReconciler struct {
 	policies chan<- event.GenericEvent
 	// listenerSets: the API server serves ListenerSets.
 	listenerSets bool
+	// accepted remembers, per Gateway, the generation of each contribution (ListenerSet, route)
+	// of its last accepted apply: when the API server refuses the Gateway's objects, what is
+	// new or changed since is searched first (isolateRefusal).
+	accepted contributions
+}
+
+// contributions is GatewayReconciler.accepted.
+type contributions struct {
+	mu sync.Mutex
+	m  map[types.NamespacedName]map[string]int64
+}
+
+// contributionKey names a ListenerSet or a route.
+func contributionKey(kind string, o client.Object) string {
+	return kind + " " + o.GetNamespace() + "/" + o.GetName()
+}
+
+// record notes the contributions of an accepted apply of gw.
+func (c *contributions) record(gw types.NamespacedName, in *desired.Input) {
+	seen := map[string]int64{}
+	for _, ls := range in.ListenerSets {
+		if _, apart := in.SetApart[ls.Namespace]; !apart {
+			seen[contributionKey("ListenerSet", ls)] = ls.Generation
+		}
+	}
+	for _, rt := range in.Routes {
+		if _, apart := in.SetApart[rt.Namespace]; !apart {
+			seen[contributionKey("HTTPRoute", rt)] = rt.Generation
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[types.NamespacedName]map[string]int64{}
+	}
+	c.m[gw] = seen
+}
+
+// forget drops what is known of a Gateway that is gone.
+func (c *contributions) forget(gw types.NamespacedName) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, gw)
+}
+
+// suspects orders the namespaces cands: those with a contribution that is new or changed since
+// gw's last accepted apply first, then the others; within each, the one whose newest
+// contribution is newest first, then by name. Before any accepted apply (a restart), every
+// namespace is a suspect.
+func (c *contributions) suspects(gw types.NamespacedName, in *desired.Input, cands []string) []string {
+	c.mu.Lock()
+	known := c.m[gw]
+	c.mu.Unlock()
+	changed := map[string]bool{}
+	newest := map[string]int64{}
+	note := func(kind string, o client.Object, gen int64) {
+		ns := o.GetNamespace()
+		if g, ok := known[contributionKey(kind, o)]; !ok || g != gen {
+			changed[ns] = true
+		}
+		newest[ns] = max(newest[ns], o.GetCreationTimestamp().UnixNano())
+	}
+	for _, ls := range in.ListenerSets {
+		note("ListenerSet", ls, ls.Generation)
+	}
+	for _, rt := range in.Routes {
+		note("HTTPRoute", rt, rt.Generation)
+	}
+	out := slices.Clone(cands)
+	slices.SortStableFunc(out, func(a, b string) int {
+		switch {
+		case changed[a] != changed[b]:
+			if changed[a] {
+				return -1
+			}
+			return 1
+		case newest[a] != newest[b]:
+			return cmp.Compare(newest[b], newest[a])
+		}
+		return strings.Compare(a, b)
+	})
+	return out
 }
 
 // Reconcile computes the Gateway's whole desired state and makes the cluster match it.
@@ -77,6 +159,7 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 	gw := &gwv1.Gateway{}
 	if err := r.Client.Get(ctx, req.NamespacedName, gw); err != nil {
 		if apierrors.IsNotFound(err) {
+			r.accepted.forget(req.NamespacedName)
 			r.notifyRefs(ctx, r.board.forget(req.NamespacedName, true))
 			// Owner references let the garbage collector remove namespaced objects; remove
 			// them here too, so that nothing lingers where no collector runs.
@@ -91,6 +174,7 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 	// Rendered objects go only when the Gateway goes or has moved to another controller's
 	// class; a class that is missing or being deleted removes nothing.
 	if g.class == classOther || !gw.DeletionTimestamp.IsZero() {
+		r.accepted.forget(req.NamespacedName)
 		r.notifyRefs(ctx, r.board.forget(req.NamespacedName, false))
 		if err := r.removeAll(ctx, req.NamespacedName, g.owned); err != nil {
 			return ctrl.Result{}, err
@@ -156,6 +240,9 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 	}
 	if err != nil && res != first {
 		res, g.in, err = first, firstIn, firstErr // set apart for nothing: the Gateway's own failure
+	}
+	if err == nil {
+		r.accepted.record(req.NamespacedName, g.in)
 	}
 	r.countKinds(appliedTotal, applied)
 	if len(applied) > 0 {
@@ -502,11 +589,12 @@ type isolated struct {
 // isolateRefusal finds the namespace whose contributions make the API server refuse the
 // Gateway's own objects, by dry-runs only: first with every contributor set apart (if the
 // objects are refused even then, no contributor is to blame), then by bisection over the
-// contributors in a fixed order for the shortest run of them whose setting apart is enough;
+// contributors, what changed since the last accepted apply first (suspects), for the shortest
+// run of them whose setting apart is enough;
 // the last of that run alone is then tried. It sets apart that one namespace; if it alone is
 // not enough, the shortest run. At most maxApplyIsolation dry-runs.
 func (r *GatewayReconciler) isolateRefusal(ctx context.Context, gw *gwv1.Gateway, in *desired.Input, res *desired.Result) (isolated, bool) {
-	cands := desired.Contributors(in, res)
+	cands := r.accepted.suspects(types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}, in, desired.Contributors(in, res))
 	if len(cands) == 0 {
 		return isolated{}, false
 	}

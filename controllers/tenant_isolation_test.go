@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -250,5 +251,72 @@ spec:
 		if !strings.Contains(u, h) {
 			t.Errorf("union %q lacks the bystander's %s", u, h)
 		}
+	}
+}
+
+// TestRefusedPairSparesTheOneThatWasThere: the third review's break. Two namespaces that are
+// refused only together (the same port in both ListenerSets) were searched in name order, so
+// the bystander whose namespace sorts first was set apart, however long it had been there. What
+// is new or changed since the Gateway's last accepted apply is searched first now.
+func TestRefusedPairSparesTheOneThatWasThere(t *testing.T) {
+	infra := namespace(t, nil)
+	mk := func(prefix string) string {
+		name := fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano()%100000)
+		create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
+		return name
+	}
+	bystander, attacker := mk("a-bystander"), mk("z-attacker")
+	svc := `apiVersion: v1
+kind: Service
+metadata:
+  name: {{ .Gateway.metadata.name }}-lb
+spec:
+  ports:
+  {{- range .Gateway.spec.listeners }}
+  - name: {{ .name | quote }}
+    port: {{ .port }}
+  {{- end }}
+  {{- range .ListenerSets }}
+  {{- range .spec.listeners }}
+  - name: {{ .name | quote }}
+    port: {{ .port }}
+  {{- end }}
+  {{- end }}
+`
+	class := setup(t, infra, blueprint("pair", `{}`, map[string]string{"svc": svc}))
+	gw := gateway(infra, "web", class, gwv1.Listener{Name: "http", Port: 80, Protocol: gwv1.HTTPProtocolType, Hostname: ptr(gwv1.Hostname("a.example.com"))})
+	gw.Spec.AllowedListeners = &gwv1.AllowedListeners{Namespaces: &gwv1.ListenerNamespaces{From: ptr(gwv1.NamespacesFromAll)}}
+	by := newListenerSet(bystander, "by", infra, "web", gwv1.ListenerEntry{Name: "by", Port: 8081, Protocol: gwv1.HTTPProtocolType, Hostname: ptr(gwv1.Hostname("by.example.com"))})
+	create(t, gw, by)
+	eventually(t, "the bystander's listener is served", func() error {
+		s := &corev1.Service{}
+		if err := k8s.Get(t.Context(), client.ObjectKey{Namespace: infra, Name: "web-lb"}, s); err != nil {
+			return err
+		}
+		if len(s.Spec.Ports) != 2 {
+			return fmt.Errorf("ports %v", s.Spec.Ports)
+		}
+		return nil
+	})
+	att := newListenerSet(attacker, "att", infra, "web", gwv1.ListenerEntry{Name: "att", Port: 8081, Protocol: gwv1.HTTPProtocolType, Hostname: ptr(gwv1.Hostname("att.example.com"))})
+	create(t, att)
+	eventually(t, "the newcomer is set apart, the bystander kept", func() error {
+		if err := k8s.Get(t.Context(), client.ObjectKeyFromObject(att), att); err != nil {
+			return err
+		}
+		if err := listenerSetCondition(att, "Accepted", metav1.ConditionFalse, "ApplyFailed", ""); err != nil {
+			return err
+		}
+		if err := k8s.Get(t.Context(), client.ObjectKeyFromObject(by), by); err != nil {
+			return err
+		}
+		return listenerSetCondition(by, "Accepted", metav1.ConditionTrue, "Accepted", "")
+	})
+	s := &corev1.Service{}
+	if err := k8s.Get(t.Context(), client.ObjectKey{Namespace: infra, Name: "web-lb"}, s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Spec.Ports) != 2 || s.Spec.Ports[1].Name != "by" {
+		t.Errorf("Service ports %v, want http and the bystander's", s.Spec.Ports)
 	}
 }

@@ -100,8 +100,9 @@ func Gateway(in *Input) (*Result, error) {
 	// try renders the Gateway with what q sets apart left out. fatal is an error that is no
 	// render's (the Gateway cannot be read as a map).
 	var fatal error
+	var rendered claims
 	try := func() error {
-		sets = ListenerSets(in)
+		sets = listenerSets(in, func(n types.NamespacedName) bool { return q.of("ListenerSet", n) != nil })
 		q.mark(sets)
 		att = attach(gw, in.Routes, in.NamespaceLabels, in.ListenerSets, sets)
 		acceptProtocols(gw, in.Blueprint, att.listeners)
@@ -135,7 +136,13 @@ func Gateway(in *Input) (*Result, error) {
 			Limits:       in.Limits,
 			CustomKinds:  in.CustomKinds,
 		})
-		return err
+		if err != nil {
+			return err
+		}
+		// Two of the Gateway's objects with one name (a template naming an object after each
+		// hostname, and a tenant's hostname that makes another's name) fail the render too.
+		rendered = claims{}
+		return rendered.claim(bp.Name, gatewayTemplatePrefix, "", out.Objects)
 	}
 	for {
 		err := try()
@@ -145,7 +152,7 @@ func Gateway(in *Input) (*Result, error) {
 		if fatal != nil {
 			return nil, fatal
 		}
-		if !q.isolate(err, sets, att.accepted) {
+		if !q.isolate(err, tainted, in) {
 			return &Result{Values: values}, fail(ReasonRenderFailed, err)
 		}
 	}
@@ -157,10 +164,6 @@ func Gateway(in *Input) (*Result, error) {
 	gwTainted := tainted
 	res := &Result{Values: values, Hostnames: hostSets, Listeners: att.listeners, Routes: att.routes, ListenerSets: sets}
 	q.report(res, att.accepted)
-	rendered := claims{}
-	if err := rendered.claim(bp.Name, gatewayTemplatePrefix, "", out.Objects); err != nil {
-		return &Result{Values: values}, fail(ReasonRenderFailed, err)
-	}
 	owner := Owner{Kind: "Gateway", NamespacedName: types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}}
 	infra := newMetadataPolicy(gw, in.Blueprint)
 	res.Objects = appendObjects(res.Objects, gw, infra, owner, out.Objects)

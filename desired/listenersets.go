@@ -122,6 +122,13 @@ func entryListeners(ls *gwv1.ListenerSet) []gwv1.Listener {
 // shares port, protocol and hostname has a HostnameConflict. A ListenerSet with no valid
 // listener is not accepted (ListenersNotValid).
 func ListenerSets(in *Input) []ListenerSet {
+	return listenerSets(in, nil)
+}
+
+// listenerSets is ListenerSets with the ListenerSets apart names left out of the conflicts: a
+// ListenerSet set apart (quarantine.go) is not rendered, so its listeners claim no port and no
+// hostname that a later one could otherwise have.
+func listenerSets(in *Input, apart func(types.NamespacedName) bool) []ListenerSet {
 	gw := in.Gateway
 	var out []ListenerSet
 	type taken struct {
@@ -170,6 +177,9 @@ func ListenerSets(in *Input) []ListenerSet {
 			if st.Conflict != "" {
 				st.SupportedKinds, st.Invalid = []gwv1.RouteGroupKind{}, ""
 				continue
+			}
+			if st.Unsupported != "" || apart != nil && apart(o.NamespacedName) {
+				continue // never rendered: it claims nothing
 			}
 			winners = append(winners, taken{l.Port, l.Protocol, host, fmt.Sprintf("listener %s of ListenerSet %s/%s", l.Name, ls.Namespace, ls.Name)})
 		}

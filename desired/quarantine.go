@@ -138,13 +138,13 @@ func routeHostnamesTainted(routes []*gwv1.HTTPRoute, q *quarantine) []render.Tai
 // Gateway's own; or, for a budget exceeded, which names no value, the namespace that
 // contributes most. It does not when the failure is no contribution's (the Gateway's own, its
 // owner's values, the blueprint's), or after maxQuarantineRounds.
-func (q *quarantine) isolate(err error, sets []ListenerSet, routes []*gwv1.HTTPRoute) bool {
+func (q *quarantine) isolate(err error, tainted []render.Tainted, in *Input) bool {
 	if q.rounds >= maxQuarantineRounds {
 		return false
 	}
 	u, ok := q.contributor(err)
 	if !ok {
-		ns, found := q.heaviest(err, sets, routes)
+		ns, found := q.fallback(err, tainted, in)
 		if !found {
 			return false
 		}
@@ -204,36 +204,61 @@ func unitOf(origin string) (apartUnit, bool) {
 	return apartUnit{kind: fields[0], key: types.NamespacedName{Namespace: ns, Name: name}}, true
 }
 
-// heaviest names the namespace other than the Gateway's that contributes most to its render,
-// when err is a budget exceeded: budgets are the Gateway owner's, not shared out to whoever
-// attaches the most.
-func (q *quarantine) heaviest(err error, sets []ListenerSet, routes []*gwv1.HTTPRoute) (string, bool) {
-	budget := false
+// fallback names a namespace other than the Gateway's to set apart for a failure that names
+// no value. Over a budget: the one that brings the most into the render (the bytes of the
+// strings it contributes, and a little for each: what a budget counts grows with them), since
+// budgets are the Gateway owner's, not shared out to whoever attaches the most. For two
+// objects with one name: the one whose contribution came last (Gateway API's listener
+// precedence: the oldest wins). minimize then tries it back in.
+func (q *quarantine) fallback(err error, tainted []render.Tainted, in *Input) (string, bool) {
+	var budget, twice bool
 	walkErrors(err, func(e *render.Error) bool {
-		budget = strings.Contains(e.Msg, "render budget exceeded")
+		budget = budget || strings.Contains(e.Msg, "render budget exceeded")
 		return budget
 	})
-	if !budget {
-		return "", false
-	}
-	weight := map[string]int{}
-	for _, o := range sets {
-		if o.Accepted() && o.Namespace != q.gw.Namespace {
-			weight[o.Namespace] += 1 + len(o.Listeners)
+	twice = strings.Contains(err.Error(), "is rendered twice")
+	switch {
+	case budget:
+		weight := map[string]int{}
+		for _, t := range tainted {
+			if u, ok := unitOf(t.Origin); ok && u.key.Namespace != q.gw.Namespace {
+				weight[u.key.Namespace] += len(t.Value) + 16
+			}
 		}
-	}
-	for _, r := range routes {
-		if r.Namespace != q.gw.Namespace && q.routeErr(r) == nil {
-			weight[r.Namespace] += len(r.Spec.Hostnames)
+		best, most := "", 0
+		for ns, w := range weight {
+			if _, apart := q.why[apartUnit{kind: "namespace", key: types.NamespacedName{Namespace: ns}}]; apart {
+				continue
+			}
+			if w > most || w == most && ns < best {
+				best, most = ns, w
+			}
 		}
-	}
-	best, most := "", 0
-	for ns, w := range weight {
-		if w > most || w == most && ns < best {
-			best, most = ns, w
+		return best, most > 0
+	case twice:
+		newest, at := "", int64(0)
+		note := func(ns string, t int64) {
+			if ns == q.gw.Namespace {
+				return
+			}
+			if _, apart := q.why[apartUnit{kind: "namespace", key: types.NamespacedName{Namespace: ns}}]; apart {
+				return
+			}
+			if newest == "" || t > at || t == at && ns < newest {
+				newest, at = ns, t
+			}
 		}
+		for _, ls := range in.ListenerSets {
+			note(ls.Namespace, ls.CreationTimestamp.UnixNano())
+		}
+		for _, r := range in.Routes {
+			if len(r.Spec.Hostnames) > 0 {
+				note(r.Namespace, r.CreationTimestamp.UnixNano())
+			}
+		}
+		return newest, newest != ""
 	}
-	return best, most > 0
+	return "", false
 }
 
 // minimize tries each unit set apart back in, in the order they were set apart, and keeps it

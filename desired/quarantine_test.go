@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -212,4 +214,63 @@ data:
 			}
 		})
 	}
+}
+
+// TestThirdReviewSetApart: the third review's breaks of the render quarantine. Over a budget,
+// the namespace counted most by listeners and hostnames was set apart though another brought
+// 3,000 bytes; two objects named alike after hostnames (`shop.example.com` and a tenant's
+// `shop-example.com`) failed the whole Gateway; a set-apart ListenerSet still won a listener
+// conflict against a later one.
+func TestThirdReviewSetApart(t *testing.T) {
+	l := listener("http", gwv1.HTTPProtocolType, 80, "")
+	l.AllowedRoutes = &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: ptr(gwv1.NamespacesFromAll)}}
+	t.Run("budget by what is brought", func(t *testing.T) {
+		tmpl := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  hosts: {{ join \",\" .Hostnames.Attached | quote }}\n" +
+			"  {{- range .ListenerSets }}\n  {{ .metadata.name }}: {{ .metadata.annotations.note | quote }}\n  {{- end }}\n"
+		gw := allowListeners(gateway("web", l), gwv1.NamespacesFromAll, nil)
+		big := listenerSet("zz-attacker", "big", "web", 0, listener("x", gwv1.HTTPProtocolType, 8080, "att.example.com"))
+		big.Annotations = map[string]string{"note": strings.Repeat("a", 3000)}
+		by := route("bystander", "r", []string{"one.example.com", "two.example.com", "three.example.com"}, parent())
+		res, err := desired.Gateway(&desired.Input{Gateway: gw, Class: class(), Blueprint: blueprint(map[string]string{"c": tmpl}, `{}`),
+			Routes: []*gwv1.HTTPRoute{by}, ListenerSets: []*gwv1.ListenerSet{big}, Limits: render.Limits{MaxBytes: 3100}})
+		if err != nil {
+			t.Fatalf("Gateway: %v", err)
+		}
+		if res.ListenerSets[0].Accepted() || res.Routes[0].Err != nil {
+			t.Errorf("ListenerSet %s (%s), route error %v: want the big ListenerSet set apart, the route kept", res.ListenerSets[0].NamespacedName, res.ListenerSets[0].Reason, res.Routes[0].Err)
+		}
+	})
+	t.Run("two objects named alike", func(t *testing.T) {
+		tmpl := "{{- range .Hostnames.Attached }}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ . | replace \".\" \"-\" }}\n{{- end }}\n"
+		by := route("a-bystander", "r", []string{"shop.example.com"}, parent())
+		att := route("z-attacker", "r", []string{"shop-example.com"}, parent())
+		att.CreationTimestamp = metav1.NewTime(created.Add(time.Hour)) // came last
+		res, err := desired.Gateway(&desired.Input{Gateway: gateway("web", l), Class: class(), Blueprint: blueprint(map[string]string{"c": tmpl}, `{}`),
+			Routes: []*gwv1.HTTPRoute{by, att}})
+		if err != nil {
+			t.Fatalf("Gateway: %v", err)
+		}
+		for _, r := range res.Routes {
+			if (r.Namespace == "z-attacker") != (r.Err != nil) {
+				t.Errorf("route %s: error %v", r.NamespacedName, r.Err)
+			}
+		}
+	})
+	t.Run("a set-apart ListenerSet claims no port", func(t *testing.T) {
+		tmpl := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sets\ndata:\n  {{- range .ListenerSets }}\n  {{ .metadata.name }}: {{ .metadata.annotations.note | default \"none\" }}\n  {{- end }}\n"
+		gw := allowListeners(gateway("web"), gwv1.NamespacesFromAll, nil)
+		old := listenerSet("attacker", "old", "web", 0, listener("a", gwv1.HTTPProtocolType, 8080, "by.example.com"))
+		old.Annotations = map[string]string{"note": "x\n  injected: true"}
+		later := listenerSet("bystander", "new", "web", time.Hour, listener("b", gwv1.HTTPProtocolType, 8080, "by.example.com"))
+		res, err := desired.Gateway(&desired.Input{Gateway: gw, Class: class(), Blueprint: blueprint(map[string]string{"sets": tmpl}, `{}`),
+			ListenerSets: []*gwv1.ListenerSet{old, later}})
+		if err != nil {
+			t.Fatalf("Gateway: %v", err)
+		}
+		for _, o := range res.ListenerSets {
+			if (o.Namespace == "bystander") != o.Accepted() || o.Namespace == "bystander" && o.Message != "" {
+				t.Errorf("ListenerSet %s: accepted %v, %s %q", o.NamespacedName, o.Accepted(), o.Reason, o.Message)
+			}
+		}
+	})
 }
