@@ -126,6 +126,7 @@ func Gateway(in *Input) (*Result, error) {
 		hostSets = att.hostnamesWithout(q.routeSet(att.accepted))
 		out, err = in.Outputs.RenderGateway(bp, &render.Input{
 			Values:       values.Values,
+			TenantKeys:   tenantKeys(values),
 			Gateway:      gwMap,
 			ListenerSets: setMaps,
 			Resources:    resources,
@@ -222,6 +223,7 @@ func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r *gwv1.
 	tainted = append(tainted, render.TaintedStrings(backends, func(p string) string { return backendOrigin + p })...)
 	out, err := in.Outputs.RenderRoute(bp, &render.Input{
 		Values:       values.Values,
+		TenantKeys:   tenantKeys(values),
 		Gateway:      gwMap,
 		ListenerSets: setMaps,
 		HTTPRoute:    rMap,
@@ -328,6 +330,19 @@ func setUnder(values *precedence.Result, path precedence.Path) []string {
 		}
 	}
 	return out
+}
+
+// tenantKeys marks where in the effective values a tenant's keys are: the paths of the leaves
+// a tenant's policy set, whole below each leaf. The structure check replaces keys by stand-ins
+// there only, so that a platform map's key equal to a tenant string is not replaced with it.
+func tenantKeys(values *precedence.Result) *render.KeyTree {
+	t := &render.KeyTree{}
+	for _, leaf := range values.Leaves {
+		if !leaf.Removed && leaf.Source.Tenant() {
+			t.Add(leaf.Path)
+		}
+	}
+	return t
 }
 
 // tenantValues lists the tenant strings among the effective values, named by policy and path.

@@ -204,7 +204,12 @@ func (w *inputHasher) input(b *Blueprint, in *Input, resources map[string][]map[
 	w.tag('L', l.MaxLoop)
 	w.tag('L', l.MaxSteps)
 	w.str('k', "Values")
-	w.value(nilMap(in.Values))
+	if in.TenantKeys != nil {
+		w.tag('T', 1) // keys replaced where the tenant wrote them
+		w.valueAt(nilMap(in.Values), in.TenantKeys)
+	} else {
+		w.value(nilMap(in.Values))
+	}
 	w.str('k', "Gateway")
 	w.value(nilMap(in.Gateway))
 	w.str('k', "HTTPRoute")
@@ -275,4 +280,56 @@ func sortedIDs(log decisions) []int {
 		}
 	}
 	return slices.Sorted(maps.Keys(log))
+}
+
+// valueAt is value with map keys replaced only where t marks the tenant's, as copyAt does.
+func (w *inputHasher) valueAt(v any, t *KeyTree) {
+	if t != nil && t.All {
+		w.value(v)
+		return
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		w.tag('m', len(v))
+		from := len(w.keys)
+		for k := range v {
+			w.keys = append(w.keys, k)
+		}
+		to := len(w.keys)
+		slices.Sort(w.keys[from:to])
+		for i := from; i < to; i++ {
+			k := w.keys[i]
+			sub := t.at(k)
+			bk := k
+			if sub != nil && !w.sub.keep[k] {
+				bk = w.sub.str(k)
+			}
+			w.str('k', bk)
+			w.valueAt(v[k], sub)
+		}
+		w.keys = w.keys[:from]
+	case []any:
+		w.tag('l', len(v))
+		for _, e := range v {
+			w.valueAt(e, t)
+		}
+	default:
+		w.value(v)
+	}
+}
+
+// keyTree writes a KeyTree: nil, whole, or its keys in order with their trees.
+func (w *inputHasher) keyTree(t *KeyTree) {
+	switch {
+	case t == nil:
+		w.tag('n', 0)
+	case t.All:
+		w.tag('A', 1)
+	default:
+		w.tag('K', len(t.Keys))
+		for _, k := range slices.Sorted(maps.Keys(t.Keys)) {
+			w.str('k', k)
+			w.keyTree(t.Keys[k])
+		}
+	}
 }

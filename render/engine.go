@@ -247,6 +247,11 @@ type Input struct {
 	// Tainted are tenant strings (GatewayConfig values, Gateway and HTTPRoute fields) that must
 	// not change the YAML structure of the output.
 	Tainted []Tainted
+	// TenantKeys, when set, says where in Values the tenant's keys are (see KeyTree): only
+	// there are keys replaced by stand-ins, so that a platform key equal to a tenant string
+	// stays as it is and a lookup by the tenant's string (`index .Values.secrets .Values.key`)
+	// finds nothing with a stand-in. Nil replaces every key equal to a tenant string.
+	TenantKeys *KeyTree
 	// IsNamespaced reports a kind's scope; nil uses a table of the built-in cluster-scoped kinds.
 	IsNamespaced func(schema.GroupVersionKind) (bool, error)
 	// CustomKinds maps kinds of groups the API server does not serve by itself (CRDs found in
@@ -437,7 +442,7 @@ func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, erro
 	x.placeholders = sub != nil
 	x.roots.stale = true
 	x.data = map[string]any{
-		"Values":    deepCopyWith(in.Values, cp),
+		"Values":    valuesCopy(in, sub, cp),
 		"Gateway":   deepCopyWith(in.Gateway, cp),
 		"Resources": resources,
 		"Hostnames": hostnamesData(in.Hostnames, cp),
@@ -968,4 +973,13 @@ func hasStatus(list []any) bool {
 		}
 	}
 	return true
+}
+
+// valuesCopy is .Values as an execution sees it: with sub and in.TenantKeys, tenant keys are
+// replaced only where the tenant wrote them.
+func valuesCopy(in *Input, sub *substitution, cp func(any) any) map[string]any {
+	if sub == nil || in.TenantKeys == nil || in.Values == nil {
+		return deepCopyWith(in.Values, cp)
+	}
+	return sub.copyAt(in.Values, in.TenantKeys).(map[string]any)
 }

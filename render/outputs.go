@@ -136,6 +136,8 @@ func outputKey(b *Blueprint, in *Input, set byte) (memoryKey, bool) {
 	for _, v := range values {
 		w.str('s', v)
 	}
+	// Where the tenant's keys are decides it too.
+	w.keyTree(in.TenantKeys)
 	// A kind's scope comes from the API server when IsNamespaced is set (it does not change
 	// while the kind is served; a kind no longer served fails the apply), from CustomKinds and
 	// a table otherwise.

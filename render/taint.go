@@ -505,6 +505,72 @@ func (p *placeholderScan) next(from int) (at, n int, original string, safe, ok b
 	return at, n, original, safe, at >= 0
 }
 
+// KeyTree marks where a tenant's keys are in a values tree: under Keys, the keys a tenant
+// wrote at that level (a key the platform wrote too is the tenant's as well: it cannot be told
+// apart); All, a subtree the tenant wrote whole.
+type KeyTree struct {
+	All  bool
+	Keys map[string]*KeyTree
+}
+
+// Add marks the keys of path as the tenant's, and what is under it as the tenant's whole.
+func (t *KeyTree) Add(path []string) {
+	for _, k := range path {
+		if t.All {
+			return
+		}
+		if t.Keys == nil {
+			t.Keys = map[string]*KeyTree{}
+		}
+		next := t.Keys[k]
+		if next == nil {
+			next = &KeyTree{}
+			t.Keys[k] = next
+		}
+		t = next
+	}
+	t.All = true
+}
+
+// at is the tree under key k, nil when no tenant key is under it.
+func (t *KeyTree) at(k string) *KeyTree {
+	if t == nil {
+		return nil
+	}
+	if t.All {
+		return t
+	}
+	return t.Keys[k]
+}
+
+// copyAt is copyValue with keys replaced only where t marks the tenant's (strings, numbers and
+// bools are replaced wherever they are, as by copyValue).
+func (s *substitution) copyAt(v any, t *KeyTree) any {
+	if t != nil && t.All {
+		return s.copyValue(v)
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			sub := t.at(k)
+			if sub != nil && !s.keep[k] {
+				out[s.str(k)] = s.copyAt(e, sub)
+			} else {
+				out[k] = s.copyAt(e, sub)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = s.copyAt(e, t)
+		}
+		return out
+	}
+	return s.copyValue(v)
+}
+
 // restore replaces every placeholder in text by its original, in one pass. inertOnly reports
 // whether each one it replaced is interchangeable with its original.
 func (s *substitution) restore(text string) (restored string, inertOnly bool) {
