@@ -174,25 +174,8 @@ spec:
 // refused namespace is now searched for with dry-runs, and only it is set apart.
 func TestRefusedContributionSparesBystanders(t *testing.T) {
 	infra, attacker := namespace(t, nil), namespace(t, nil)
-	svc := `apiVersion: v1
-kind: Service
-metadata:
-  name: {{ .Gateway.metadata.name }}-lb
-spec:
-  ports:
-  {{- range .Gateway.spec.listeners }}
-  - name: {{ .name | quote }}
-    port: {{ .port }}
-  {{- end }}
-  {{- range .ListenerSets }}
-  {{- range .spec.listeners }}
-  - name: {{ .name | quote }}
-    port: {{ .port }}
-  {{- end }}
-  {{- end }}
-`
 	names := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Gateway.metadata.name }}-names\ndata:\n  union: {{ join \",\" .Hostnames.Union | quote }}\n"
-	class := setup(t, infra, blueprint("lb2", `{}`, map[string]string{"svc": svc, "names": names}))
+	class := setup(t, infra, blueprint("lb2", `{}`, map[string]string{"svc": listenerPortsService, "names": names}))
 	gw := gateway(infra, "web", class, gwv1.Listener{Name: "http", Port: 80, Protocol: gwv1.HTTPProtocolType, Hostname: ptr(gwv1.Hostname("*.example.com")),
 		AllowedRoutes: &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: ptr(gwv1.NamespacesFromAll)}}})
 	gw.Spec.AllowedListeners = &gwv1.AllowedListeners{Namespaces: &gwv1.ListenerNamespaces{From: ptr(gwv1.NamespacesFromAll)}}
@@ -266,24 +249,7 @@ func TestRefusedPairSparesTheOneThatWasThere(t *testing.T) {
 		return name
 	}
 	bystander, attacker := mk("a-bystander"), mk("z-attacker")
-	svc := `apiVersion: v1
-kind: Service
-metadata:
-  name: {{ .Gateway.metadata.name }}-lb
-spec:
-  ports:
-  {{- range .Gateway.spec.listeners }}
-  - name: {{ .name | quote }}
-    port: {{ .port }}
-  {{- end }}
-  {{- range .ListenerSets }}
-  {{- range .spec.listeners }}
-  - name: {{ .name | quote }}
-    port: {{ .port }}
-  {{- end }}
-  {{- end }}
-`
-	class := setup(t, infra, blueprint("pair", `{}`, map[string]string{"svc": svc}))
+	class := setup(t, infra, blueprint("pair", `{}`, map[string]string{"svc": listenerPortsService}))
 	gw := gateway(infra, "web", class, gwv1.Listener{Name: "http", Port: 80, Protocol: gwv1.HTTPProtocolType, Hostname: ptr(gwv1.Hostname("a.example.com"))})
 	gw.Spec.AllowedListeners = &gwv1.AllowedListeners{Namespaces: &gwv1.ListenerNamespaces{From: ptr(gwv1.NamespacesFromAll)}}
 	by := newListenerSet(bystander, "by", infra, "web", gwv1.ListenerEntry{Name: "by", Port: 8081, Protocol: gwv1.HTTPProtocolType, Hostname: ptr(gwv1.Hostname("by.example.com"))})
@@ -320,3 +286,24 @@ spec:
 		t.Errorf("Service ports %v, want http and the bystander's", s.Spec.Ports)
 	}
 }
+
+// listenerPortsService is a Service with a port for each listener of the Gateway and of its
+// ListenerSets, named after the listener: two listeners on one port, named apart, give a
+// Service the API server refuses.
+const listenerPortsService = `apiVersion: v1
+kind: Service
+metadata:
+  name: {{ .Gateway.metadata.name }}-lb
+spec:
+  ports:
+  {{- range .Gateway.spec.listeners }}
+  - name: {{ .name | quote }}
+    port: {{ .port }}
+  {{- end }}
+  {{- range .ListenerSets }}
+  {{- range .spec.listeners }}
+  - name: {{ .name | quote }}
+    port: {{ .port }}
+  {{- end }}
+  {{- end }}
+`

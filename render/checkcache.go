@@ -126,7 +126,10 @@ func (w *inputHasher) str(t byte, s string) {
 	w.buf = append(w.buf, s...)
 }
 
-func (w *inputHasher) value(v any) {
+func (w *inputHasher) value(v any) { w.valueAt(v, everywhere) }
+
+// valueAt is value with map keys replaced only where t marks the tenant's, as copyAt does.
+func (w *inputHasher) valueAt(v any, t *KeyTree) {
 	switch v := v.(type) {
 	case nil:
 		w.tag('n', 0)
@@ -150,7 +153,7 @@ func (w *inputHasher) value(v any) {
 	case []any:
 		w.tag('l', len(v))
 		for _, e := range v {
-			w.value(e)
+			w.valueAt(e, t)
 		}
 	case map[string]any:
 		w.tag('m', len(v))
@@ -164,12 +167,13 @@ func (w *inputHasher) value(v any) {
 			k := w.keys[i] // w.keys may grow (and move) below: read it afresh
 			// The key as B's copy has it: kept when a template spells it out. Two keys that
 			// become one placeholder cannot both be in a map: substitution is one to one.
+			sub := t.at(k)
 			bk := k
-			if !w.sub.keep[k] {
+			if sub != nil && !w.sub.keep[k] {
 				bk = w.sub.str(k)
 			}
 			w.str('k', bk)
-			w.value(v[k])
+			w.valueAt(v[k], sub)
 		}
 		w.keys = w.keys[:from]
 	default:
@@ -280,42 +284,6 @@ func sortedIDs(log decisions) []int {
 		}
 	}
 	return slices.Sorted(maps.Keys(log))
-}
-
-// valueAt is value with map keys replaced only where t marks the tenant's, as copyAt does.
-func (w *inputHasher) valueAt(v any, t *KeyTree) {
-	if t != nil && t.All {
-		w.value(v)
-		return
-	}
-	switch v := v.(type) {
-	case map[string]any:
-		w.tag('m', len(v))
-		from := len(w.keys)
-		for k := range v {
-			w.keys = append(w.keys, k)
-		}
-		to := len(w.keys)
-		slices.Sort(w.keys[from:to])
-		for i := from; i < to; i++ {
-			k := w.keys[i]
-			sub := t.at(k)
-			bk := k
-			if sub != nil && !w.sub.keep[k] {
-				bk = w.sub.str(k)
-			}
-			w.str('k', bk)
-			w.valueAt(v[k], sub)
-		}
-		w.keys = w.keys[:from]
-	case []any:
-		w.tag('l', len(v))
-		for _, e := range v {
-			w.valueAt(e, t)
-		}
-	default:
-		w.value(v)
-	}
 }
 
 // keyTree writes a KeyTree: nil, whole, or its keys in order with their trees.

@@ -429,33 +429,7 @@ func (s *substitution) str(v string) string {
 
 // copyValue copies a JSON-typed value tree with tenant strings and keys replaced: B's input,
 // made by the same single copy that shields the caller's values from set and unset.
-func (s *substitution) copyValue(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			if !s.keep[k] {
-				k = s.str(k)
-			}
-			out[k] = s.copyValue(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = s.copyValue(e)
-		}
-		return out
-	case string:
-		return s.str(v)
-	case bool:
-		return s.boolean(v)
-	case int, int64, float64:
-		return s.num(v)
-	default:
-		return v
-	}
-}
+func (s *substitution) copyValue(v any) any { return s.copyAt(v, everywhere) }
 
 // placeholderScan walks the placeholders of B in a text, strings' and numbers' in order.
 type placeholderScan struct {
@@ -543,22 +517,22 @@ func (t *KeyTree) at(k string) *KeyTree {
 	return t.Keys[k]
 }
 
+// everywhere marks every key as the tenant's: keys equal to a tenant string are replaced
+// wherever they are (every tree but .Values with Input.TenantKeys).
+var everywhere = &KeyTree{All: true}
+
 // copyAt is copyValue with keys replaced only where t marks the tenant's (strings, numbers and
-// bools are replaced wherever they are, as by copyValue).
+// bools are replaced wherever they are).
 func (s *substitution) copyAt(v any, t *KeyTree) any {
-	if t != nil && t.All {
-		return s.copyValue(v)
-	}
 	switch v := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, e := range v {
 			sub := t.at(k)
 			if sub != nil && !s.keep[k] {
-				out[s.str(k)] = s.copyAt(e, sub)
-			} else {
-				out[k] = s.copyAt(e, sub)
+				k = s.str(k)
 			}
+			out[k] = s.copyAt(e, sub)
 		}
 		return out
 	case []any:
@@ -567,8 +541,15 @@ func (s *substitution) copyAt(v any, t *KeyTree) any {
 			out[i] = s.copyAt(e, t)
 		}
 		return out
+	case string:
+		return s.str(v)
+	case bool:
+		return s.boolean(v)
+	case int, int64, float64:
+		return s.num(v)
+	default:
+		return v
 	}
-	return s.copyValue(v)
 }
 
 // restore replaces every placeholder in text by its original, in one pass. inertOnly reports
