@@ -8,10 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"gantry.dev/gantry/internal/yamltext"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
-
-	"gantry.dev/gantry/render"
 )
 
 // TestGoldenNames reads every object in the reviewed golden outputs and checks what an API
@@ -28,7 +27,7 @@ func TestGoldenNames(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		docs, _ := render.SplitDocuments(string(b))
+		docs, _ := yamltext.SplitDocuments(string(b))
 		for i, doc := range docs {
 			if !strings.HasPrefix(strings.TrimSpace(doc), "# Source: ") {
 				continue // the header, --explain tables: not an object

@@ -13,8 +13,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gantry.dev/gantry/desired"
+	"gantry.dev/gantry/internal/yamltext"
 	"gantry.dev/gantry/manifests"
-	"gantry.dev/gantry/render"
 )
 
 // TestOfflineRenderIsWhatTheClusterGets: the same manifests rendered offline (`gantry render`'s
@@ -100,7 +100,7 @@ spec:
 	}
 
 	// The cluster: the manifests as they are, without the offline defaults.
-	docs, _ := render.SplitDocuments(text)
+	docs, _ := yamltext.SplitDocuments(text)
 	for _, doc := range docs {
 		u := &unstructured.Unstructured{}
 		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {

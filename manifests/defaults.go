@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gantry.dev/gantry/config"
-	"gantry.dev/gantry/render"
+	"gantry.dev/gantry/internal/yamltext"
 )
 
 // crdFiles indexes the CRDs Gantry ships by group and kind, and schemas parses one when a kind
@@ -84,7 +84,7 @@ func loadSchemas(fsys fs.FS, f string) (map[schema.GroupVersionKind]*structurals
 	if err != nil {
 		return nil, err
 	}
-	docs, _ := render.SplitDocuments(string(data))
+	docs, _ := yamltext.SplitDocuments(string(data))
 	for _, doc := range docs {
 		var head struct{ Kind string }
 		if err := yaml.Unmarshal([]byte(doc), &head); err != nil || head.Kind != "CustomResourceDefinition" {

@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/internal/yamltext"
 	"gantry.dev/gantry/render"
 )
 
@@ -135,7 +136,7 @@ func expand(p string) ([]string, error) {
 }
 
 func (s *Set) add(file string, data []byte) error {
-	docs, lines := render.SplitDocuments(string(data))
+	docs, lines := yamltext.SplitDocuments(string(data))
 	for i, doc := range docs {
 		if err := s.addDocument(doc); err != nil {
 			return fmt.Errorf("%s: document %d (line %d): %w", file, i+1, lines[i], render.ExplainYAML(err, doc))

@@ -1,11 +1,9 @@
 package render
 
 import (
-	"regexp"
-	"strconv"
 	"strings"
 
-	"gantry.dev/gantry/precedence"
+	"gantry.dev/gantry/internal/yamltext"
 )
 
 // A fast path for the YAML that templates print: block mappings and sequences of one-line
@@ -198,7 +196,7 @@ func (p *blockParser) scalar(text string, indent int) (any, bool) {
 	if !plainValue(text) {
 		return nil, false
 	}
-	return resolvePlain(text)
+	return yamltext.ResolvePlain(text)
 }
 
 // splitKey splits `key: rest` or `key:`; ok is false unless key is a plain word that YAML 1.1
@@ -220,7 +218,7 @@ func splitKey(text string) (key, rest string, ok bool) {
 			return "", "", false
 		}
 	}
-	if !readsAsString(key) {
+	if !yamltext.ReadsAsString(key) {
 		return "", "", false // a number, a boolean or null as a key: left to yaml/v2
 	}
 	return key, strings.TrimLeft(text[at+1:], " "), true
@@ -244,82 +242,4 @@ func plainValue(text string) bool {
 		}
 	}
 	return !strings.Contains(text, ": ") && text[len(text)-1] != ':'
-}
-
-// yamlStyleFloat is yaml/v2's (resolve.go).
-var yamlStyleFloat = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
-
-// readsAsString reports whether yaml/v2 reads plain scalar s as the string s (as resolvePlain
-// would, without boxing the answer).
-func readsAsString(s string) bool {
-	if c := s[0]; c >= 'a' && c <= 'z' && c != 'y' && c != 'n' && c != 't' && c != 'f' && c != 'o' {
-		return true // no number, boolean or null starts so: the common case, quickly
-	}
-	v, ok := resolvePlain(s)
-	str, isString := v.(string)
-	return ok && isString && str == s
-}
-
-// resolvePlain is yaml/v2's resolution of an untagged plain scalar (resolve.go), with its
-// result converted as jsonValue converts it; ok is false where it declines: timestamps, binary
-// numbers, numbers beyond int64, NaN and infinities, which are rare and left to yaml/v2.
-func resolvePlain(s string) (any, bool) {
-	switch s {
-	case "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON":
-		return true, true
-	case "n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF":
-		return false, true
-	case "", "~", "null", "Null", "NULL":
-		return nil, true
-	case ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF":
-		return nil, false
-	}
-	switch c := s[0]; {
-	case c == '.':
-		if _, err := strconv.ParseFloat(s, 64); err == nil {
-			return nil, false
-		}
-	case c == '+' || c == '-' || c >= '0' && c <= '9':
-		if looksLikeTimestamp(s) {
-			return nil, false
-		}
-		if strings.HasPrefix(s, "0b") || strings.HasPrefix(s, "-0b") {
-			return nil, false
-		}
-		if strings.IndexFunc(s, notInNumbers) >= 0 {
-			return s, true // 100m, 128Mi: no number parses (and each failed parse allocates)
-		}
-		plain := strings.ReplaceAll(s, "_", "")
-		if i, err := strconv.ParseInt(plain, 0, 64); err == nil {
-			return i, true
-		}
-		if _, err := strconv.ParseUint(plain, 0, 64); err == nil {
-			return nil, false
-		}
-		if yamlStyleFloat.MatchString(plain) {
-			if f, err := strconv.ParseFloat(plain, 64); err == nil {
-				return precedence.Normalize(f), true
-			}
-		}
-		if strings.HasPrefix(plain, "0b") || strings.HasPrefix(plain, "-0b") {
-			return nil, false
-		}
-	}
-	return s, true
-}
-
-// notInNumbers reports a character that none of the numbers yaml/v2 tries can hold: Go's
-// integers of any base with their prefixes and underscores, and its YAML-style floats.
-func notInNumbers(r rune) bool {
-	return !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F' || strings.ContainsRune("xXoO_+-.", r))
-}
-
-// looksLikeTimestamp is yaml/v2's quick check before it tries timestamp formats: four digits
-// and a dash.
-func looksLikeTimestamp(s string) bool {
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	return i == 4 && i < len(s) && s[i] == '-'
 }

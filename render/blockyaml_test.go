@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"gantry.dev/gantry/internal/yamltext"
 )
 
 // blockYAMLAccepted are documents within parseBlockYAML's subset: it must read them, and as
@@ -98,7 +100,7 @@ func TestBlockYAMLAgreesWithTheParser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, _ := SplitDocuments(string(b))
+		d, _ := yamltext.SplitDocuments(string(b))
 		for _, doc := range d {
 			// Without the comments the golden files add (`# Source: ...`): what templates print.
 			var lines []string

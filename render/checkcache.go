@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"gantry.dev/gantry/internal/lru"
 )
 
 // The structure check's memory: render B is a function of its input.
@@ -46,7 +48,7 @@ type bOutput struct {
 
 // size is what an output is counted as against checkMemoryBytes: its text, and a parsed tree
 // a few times larger.
-func (o *bOutput) size() int {
+func (o *bOutput) Size() int {
 	// An entry costs about 300 bytes of heap besides its text: the output, its list element,
 	// its map entry and key (measured by a review: counting 64 let the heap reach 4x the bound).
 	n := len(o.text) + 320
@@ -59,16 +61,16 @@ func (o *bOutput) size() int {
 	return n
 }
 
-type checkKey = memoryKey
+type checkKey = lru.Key
 
 // checkMemory is the LRU memory of B outputs.
-type checkMemory struct{ *lru[*bOutput] }
+type checkMemory struct{ *lru.Cache[*bOutput] }
 
 // checkRendered and checkRemembered count the structure check's B outputs: rendered, or taken
 // from memory.
 var checkRendered, checkRemembered atomic.Int64
 
-func newCheckMemory(max int) *checkMemory { return &checkMemory{newLRU[*bOutput](max)} }
+func newCheckMemory(max int) *checkMemory { return &checkMemory{lru.New[*bOutput](max)} }
 
 // bMemory is the process's memory of B outputs. Keys include the blueprint's compile
 // identity, so a recompiled blueprint never meets its predecessor's outputs.
@@ -80,7 +82,7 @@ func CheckRenders() (rendered, remembered int64) { return checkRendered.Load(), 
 
 // get returns the output stored under k, nil when there is none.
 func (m *checkMemory) get(k checkKey) *bOutput {
-	out, _ := m.lru.get(k)
+	out, _ := m.Cache.Get(k)
 	return out
 }
 
@@ -89,7 +91,7 @@ func (m *checkMemory) get(k checkKey) *bOutput {
 // parse must not push out everything else.
 func (m *checkMemory) parsed(k checkKey, out *bOutput, parsed []any, valid bool) {
 	with := &bOutput{text: out.text, code: out.code, parsed: parsed, valid: valid, once: true}
-	m.replace(k, out, with, func(a, b *bOutput) bool { return a == b })
+	m.Replace(k, out, with, func(a, b *bOutput) bool { return a == b })
 }
 
 // DefaultCheckMemory is the default bound of the structure check's memory, in bytes.
@@ -98,7 +100,7 @@ const DefaultCheckMemory = checkMemoryBytes
 // SetCheckMemory bounds the structure check's memory of B outputs (all blueprints together)
 // to maxBytes and forgets what it holds; 0 turns it off, so that every render renders B.
 func SetCheckMemory(maxBytes int) {
-	bMemory.reset(maxBytes)
+	bMemory.Reset(maxBytes)
 }
 
 // blueprintIDs numbers compiled blueprints for the memory's keys.

@@ -143,16 +143,16 @@ func TestCheckMemoryOff(t *testing.T) {
 func TestCheckMemoryIsBounded(t *testing.T) {
 	m := newCheckMemory(4096)
 	for i := range 100 {
-		m.put(checkKey{byte(i)}, &bOutput{text: strings.Repeat("x", 200)})
-		if m.bytes > m.max {
-			t.Fatalf("after %d outputs the memory holds %d bytes, over its %d", i+1, m.bytes, m.max)
+		m.Put(checkKey{byte(i)}, &bOutput{text: strings.Repeat("x", 200)})
+		if held, _, max := m.Held(); held > max {
+			t.Fatalf("after %d outputs the memory holds %d bytes, over its %d", i+1, held, max)
 		}
 	}
 	if m.get(checkKey{99}) == nil || m.get(checkKey{0}) != nil {
 		t.Error("the newest output was evicted, or the oldest kept")
 	}
 	big := &bOutput{text: strings.Repeat("x", 2000)}
-	m.put(checkKey{200}, big)
+	m.Put(checkKey{200}, big)
 	if m.get(checkKey{200}) != nil {
 		t.Error("an output larger than a quarter of the memory was kept")
 	}

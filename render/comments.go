@@ -3,6 +3,7 @@ package render
 import (
 	"strings"
 
+	"gantry.dev/gantry/internal/yamltext"
 	yamlv3 "go.yaml.in/yaml/v3"
 )
 
@@ -32,7 +33,7 @@ func commentMarks(text string) int {
 // comments (yaml.v2, which decodes the objects, drops them); only whether there are comments is
 // read from it, not the values.
 func comments(text string) (n int, ok bool) {
-	docs, _ := SplitDocuments(text)
+	docs, _ := yamltext.SplitDocuments(text)
 	for _, d := range docs {
 		var node yamlv3.Node
 		if err := yamlv3.Unmarshal([]byte(d), &node); err != nil {

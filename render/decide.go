@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"text/template"
 	"text/template/parse"
+
+	"gantry.dev/gantry/internal/tmplwalk"
 )
 
 // Names of the functions Compile puts at the end of every `if` and `with` pipeline. The
@@ -92,7 +94,7 @@ func rewriteDecisions(t *template.Template) {
 		// so that a loop over a tenant number makes as many items in B as in A, each the
 		// template's (B's stand-in number would make another count, or exceed the budget).
 		replaced := map[string]string{"ternary": decideTernary, "until": loopUntil, "untilStep": loopUntilStep}
-		inspect(tree.Root, func(n parse.Node) {
+		tmplwalk.Inspect(tree.Root, func(n parse.Node) {
 			c, ok := n.(*parse.CommandNode)
 			if !ok || len(c.Args) == 0 {
 				return

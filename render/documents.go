@@ -9,84 +9,9 @@ import (
 	yamlv2 "go.yaml.in/yaml/v2"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"gantry.dev/gantry/internal/yamltext"
 	"gantry.dev/gantry/precedence"
 )
-
-// isSeparator reports whether a line separates YAML documents: "---" alone, or followed by
-// blanks and a comment. Helm's releaseutil.SplitManifests also splits where "---" follows
-// spaces inside a line; we split on whole separator lines only, so that no string, however it
-// was inserted, can start a document in the middle of a line.
-func isSeparator(line string) bool {
-	rest, ok := strings.CutPrefix(line, "---")
-	if !ok || rest != "" && !strings.ContainsRune(" \t\r", rune(rest[0])) {
-		return false // "---#" starts no document in YAML: a blank must follow the marker
-	}
-	rest = strings.TrimLeft(rest, " \t\r")
-	return rest == "" || rest[0] == '#'
-}
-
-// isMarker reports whether a line starts another YAML document or ends one ("---" or "..."
-// followed by nothing or white space): inside one document such a line would make the parser
-// drop what follows it.
-func isMarker(line string) bool {
-	for _, m := range []string{"---", "..."} {
-		if rest, ok := strings.CutPrefix(line, m); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\r') {
-			return true
-		}
-	}
-	return false
-}
-
-// SplitDocuments splits YAML text into documents on separator lines. Documents that hold only
-// white space and comments are dropped; the line each document starts on is returned with it.
-func SplitDocuments(text string) (docs []string, lines []int) {
-	eachDocument(text, func(doc string, at int) {
-		docs = append(docs, doc)
-		lines = append(lines, at)
-	})
-	return docs, lines
-}
-
-// countDocuments is len(SplitDocuments(text)), without building the lists (the render's object
-// budget counts every template's documents).
-func countDocuments(text string) int {
-	n := 0
-	eachDocument(text, func(string, int) { n++ })
-	return n
-}
-
-// eachDocument calls add with each document SplitDocuments returns, and the line it starts on.
-func eachDocument(text string, add func(doc string, line int)) {
-	start, line := 0, 1
-	addNonBlank := func(doc string, at int) {
-		if !blank(doc) {
-			add(doc, at)
-		}
-	}
-	at, lineNo := 0, 1 // offset and number of the current line
-	for at <= len(text) {
-		end := strings.IndexByte(text[at:], '\n')
-		next := at + end + 1
-		if end < 0 {
-			end, next = len(text)-at, len(text)+1
-		}
-		if isSeparator(text[at : at+end]) {
-			addNonBlank(text[start:at], line)
-			start, line = min(next, len(text)), lineNo+1
-		}
-		at, lineNo = next, lineNo+1
-	}
-	addNonBlank(text[start:], line)
-}
-
-func blank(doc string) bool {
-	for l := range strings.Lines(doc) {
-		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
-			return false
-		}
-	}
-	return true
-}
 
 // parseDocument decodes one YAML document into JSON-typed values (int64, float64, string, bool,
 // maps and lists), rejecting duplicate keys.
@@ -100,10 +25,10 @@ func parseDocument(doc string) (any, error) {
 		line := doc[at : at+end]
 		lineNo++
 		at += end + 1
-		if !isMarker(line) {
+		if !yamltext.IsMarker(line) {
 			continue
 		}
-		if strings.HasPrefix(line, "...") && blank(doc[min(at, len(doc)):]) {
+		if strings.HasPrefix(line, "...") && yamltext.Blank(doc[min(at, len(doc)):]) {
 			continue // a document end with nothing after it loses nothing
 		}
 		return nil, fmt.Errorf("line %d starts another YAML document (%q); documents must be separated by a line holding only \"---\"",
@@ -200,7 +125,7 @@ func collision(m map[any]any) error {
 // parseDocuments splits and parses text as objects does. On error it returns the 1-based
 // number of the document that is not valid YAML.
 func parseDocuments(text string) (parsed []any, doc int, err error) {
-	docs, _ := SplitDocuments(text)
+	docs, _ := yamltext.SplitDocuments(text)
 	out := make([]any, len(docs))
 	for i, d := range docs {
 		v, err := parseDocument(d)
@@ -214,7 +139,7 @@ func parseDocuments(text string) (parsed []any, doc int, err error) {
 
 // parseStatus parses text as statusObject does: one document, or nothing.
 func parseStatus(text string) ([]any, int, error) {
-	if blank(text) {
+	if yamltext.Blank(text) {
 		return nil, 0, nil
 	}
 	v, err := parseDocument(text)

@@ -20,6 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/internal/tmplwalk"
+	"gantry.dev/gantry/internal/yamltext"
 )
 
 // Template field paths: how errors and pending reports name a template.
@@ -173,7 +175,7 @@ func keys(cs []*compiled) []string {
 func resourceReads(tree *parse.Tree) []string {
 	seen := map[string]bool{}
 	if tree != nil {
-		inspect(tree.Root, func(n parse.Node) {
+		tmplwalk.Inspect(tree.Root, func(n parse.Node) {
 			switch n := n.(type) {
 			case *parse.FieldNode:
 				if len(n.Ident) >= 2 && n.Ident[0] == "Resources" {
@@ -478,7 +480,7 @@ var mutatingFuncs = map[string]bool{
 // none of them leaves what it reads as it was.
 func mayMutate(t *template.Template) bool {
 	found := false
-	inspectAll(t, func(n parse.Node) {
+	tmplwalk.All(t, func(n parse.Node) {
 		if id, ok := n.(*parse.IdentifierNode); ok && mutatingFuncs[id.Ident] {
 			found = true
 		}
@@ -916,7 +918,7 @@ func (x *execution) run(c *compiled) (text string, pending *Pending, err error) 
 	}
 	text = buf.buf.String()
 	c.size.Store(int64(len(text)))
-	if err := x.budget.addObjects(countDocuments(text)); err != nil {
+	if err := x.budget.addObjects(yamltext.CountDocuments(text)); err != nil {
 		return "", nil, &Error{Blueprint: x.b.Name, Template: c.field, Msg: err.Error()}
 	}
 	return text, nil, nil

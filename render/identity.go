@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"gantry.dev/gantry/internal/yamltext"
 	yamlv2 "go.yaml.in/yaml/v2"
 )
 
@@ -41,12 +42,12 @@ import (
 func orderedDocuments(text string, status bool) ([]any, error) {
 	var docs []string
 	if status {
-		if blank(text) {
+		if yamltext.Blank(text) {
 			return nil, nil
 		}
 		docs = []string{text}
 	} else {
-		docs, _ = SplitDocuments(text)
+		docs, _ = yamltext.SplitDocuments(text)
 	}
 	out := make([]any, len(docs))
 	for i, d := range docs {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"gantry.dev/gantry/internal/lru"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
@@ -36,7 +37,7 @@ import (
 //
 // A nil *OutputMemory remembers nothing: every call renders.
 type OutputMemory struct {
-	m                    *lru[storedOutput]
+	m                    *lru.Cache[storedOutput]
 	rendered, remembered atomic.Int64
 }
 
@@ -49,7 +50,7 @@ func NewOutputMemory(maxBytes int) *OutputMemory {
 	if maxBytes <= 0 {
 		return nil
 	}
-	return &OutputMemory{m: newLRU[storedOutput](maxBytes)}
+	return &OutputMemory{m: lru.New[storedOutput](maxBytes)}
 }
 
 // outputRendered and outputRemembered count every memory's renders, for the controller's metric.
@@ -85,7 +86,7 @@ func (m *OutputMemory) render(b *Blueprint, in *Input, set byte, render func(*In
 	}
 	key, ok := outputKey(b, in, set)
 	if ok {
-		if stored, found := m.m.get(key); found {
+		if stored, found := m.m.Get(key); found {
 			if out, err := stored.decode(); err == nil {
 				m.remembered.Add(1)
 				outputRemembered.Add(1)
@@ -101,7 +102,7 @@ func (m *OutputMemory) render(b *Blueprint, in *Input, set byte, render func(*In
 		return out, err
 	}
 	if stored, err := encodeOutput(out); err == nil {
-		m.m.put(key, stored)
+		m.m.Put(key, stored)
 	}
 	return out, nil
 }
@@ -112,7 +113,7 @@ var identity = &substitution{}
 // outputKey hashes everything a render of set ('G' gateway, 'R' route) reads. It returns
 // false when the input holds a value the encoding does not cover; such a render is not
 // remembered.
-func outputKey(b *Blueprint, in *Input, set byte) (memoryKey, bool) {
+func outputKey(b *Blueprint, in *Input, set byte) (lru.Key, bool) {
 	w := hashers.Get().(*inputHasher)
 	defer w.release()
 	w.sub, w.ok = identity, true
@@ -180,7 +181,7 @@ func (b *Blueprint) ReadableResources(all map[string][]map[string]any) map[strin
 type storedOutput []byte
 
 // size counts the JSON and about what its entry, list element and key cost besides.
-func (s storedOutput) size() int { return len(s) + 320 }
+func (s storedOutput) Size() int { return len(s) + 320 }
 
 type wireOutput struct {
 	Objects []wireObject   `json:"o"`

@@ -216,9 +216,7 @@ func TestOutputMemoryIsBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	m.m.mu.Lock()
-	held, entries := m.m.bytes, len(m.m.entries)
-	m.m.mu.Unlock()
+	held, entries, _ := m.m.Held()
 	if held > max || entries == 0 || entries >= 100 {
 		t.Fatalf("holds %d bytes in %d entries; want at most %d bytes, some entries, not all 100", held, entries, max)
 	}

@@ -40,9 +40,7 @@ func TestCheckMemoryHeapWithinBound(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	held := int64(ms.HeapAlloc) - int64(before)
-	bMemory.mu.Lock()
-	entries, counted := len(bMemory.entries), bMemory.bytes
-	bMemory.mu.Unlock()
+	counted, entries, _ := bMemory.Held()
 	t.Logf("%d outputs, counted %d bytes, heap grew by %d", entries, counted, held)
 	if held > 2*bound {
 		t.Errorf("the memory's bound is %d bytes and it holds %d", bound, held)
@@ -57,10 +55,10 @@ func TestCheckMemoryHeapWithinBound(t *testing.T) {
 func TestCheckMemoryParseWithinBound(t *testing.T) {
 	m := newCheckMemory(4096)
 	for i := range 10 {
-		m.put(checkKey{byte(i)}, &bOutput{text: strings.Repeat("x", 100)})
+		m.Put(checkKey{byte(i)}, &bOutput{text: strings.Repeat("x", 100)})
 	}
 	big := &bOutput{text: strings.Repeat("- {}\n", 120)} // 600 bytes and an entry's cost: within a quarter
-	m.put(checkKey{100}, big)
+	m.Put(checkKey{100}, big)
 	if m.get(checkKey{100}) == nil {
 		t.Fatal("the output was not kept at all")
 	}
@@ -71,8 +69,8 @@ func TestCheckMemoryParseWithinBound(t *testing.T) {
 			kept++
 		}
 	}
-	if kept < 5 {
+	if held, _, max := m.Held(); kept < 5 {
 		t.Errorf("remembering one parse evicted %d of 10 other outputs (and itself: %v); the memory holds %d bytes of %d",
-			10-kept, m.get(checkKey{100}) == nil, m.bytes, m.max)
+			10-kept, m.get(checkKey{100}) == nil, held, max)
 	}
 }

@@ -163,7 +163,7 @@ func (s *structureCheck) verify(c *compiled, textA string, parsedA []any, docA i
 		}
 		out = &bOutput{text: textB, code: slices.Clone(y.code)}
 		if s.keyed {
-			bMemory.put(s.key, out)
+			bMemory.Put(s.key, out)
 		}
 	}
 	if !slices.Equal(out.code, s.code[c]) {

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"text/template"
 	"text/template/parse"
+
+	"gantry.dev/gantry/internal/tmplwalk"
+	"gantry.dev/gantry/internal/yamltext"
 )
 
 // Tainted is a tenant value and where it came from, e.g. Origin
@@ -621,7 +624,7 @@ func (s *substitution) holds(text string) bool {
 // these names keep them in B, so that the templates still find what they look up.
 func templateWords(t *template.Template) map[string]bool {
 	words := map[string]bool{}
-	inspectAll(t, wordsOf(words))
+	tmplwalk.All(t, wordsOf(words))
 	keepable(words)
 	return words
 }
@@ -646,7 +649,7 @@ func wordsOf(words map[string]bool) func(parse.Node) {
 			// A constant YAML does not read as the string it is (`on`, `yes`, `~`, `0x1F`,
 			// which a template may compare a value with) would keep a tenant key that YAML
 			// retypes; names of fields are kept whatever they are, lookups need them.
-			if n.Text != "" && readsAsString(n.Text) {
+			if n.Text != "" && yamltext.ReadsAsString(n.Text) {
 				words[n.Text] = true
 			}
 		case *parse.TemplateNode:
@@ -705,7 +708,7 @@ func platformTemplateWords(base map[string]bool, values map[string]any, tainted 
 		if _, err := tree.Parse(text, "", "", map[string]*parse.Tree{}); err != nil || tree.Root == nil {
 			continue
 		}
-		inspect(tree.Root, wordsOf(words))
+		tmplwalk.Inspect(tree.Root, wordsOf(words))
 	}
 	keepable(words)
 	if len(words) == 0 {

@@ -7,6 +7,8 @@ import (
 	"text/template"
 	"text/template/parse"
 	"time"
+
+	"gantry.dev/gantry/internal/tmplwalk"
 )
 
 // Tenant text never runs as template code.
@@ -125,7 +127,7 @@ func plainText(t, base *template.Template) bool {
 // names reports whether any template of t names the function fn.
 func names(t *template.Template, fn string) bool {
 	found := false
-	inspectAll(t, func(n parse.Node) {
+	tmplwalk.All(t, func(n parse.Node) {
 		if id, ok := n.(*parse.IdentifierNode); ok && id.Ident == fn {
 			found = true
 		}

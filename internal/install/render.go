@@ -8,13 +8,12 @@ import (
 	"slices"
 	"strings"
 
+	"gantry.dev/gantry/internal/yamltext"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
-
-	"gantry.dev/gantry/render"
 )
 
 // Render templates the chart at dir for a release in namespace, with values over the chart's.
@@ -37,7 +36,7 @@ func Render(dir, release, namespace string, values map[string]any) ([]*unstructu
 		if !strings.HasSuffix(name, ".yaml") {
 			continue
 		}
-		docs, _ := render.SplitDocuments(files[name])
+		docs, _ := yamltext.SplitDocuments(files[name])
 		for i, doc := range docs {
 			u := &unstructured.Unstructured{}
 			if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
