@@ -6,9 +6,9 @@ import (
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"gantry.dev/gantry/boundary"
 	"gantry.dev/gantry/desired"
 	"gantry.dev/gantry/manifests"
-	"gantry.dev/gantry/render"
 )
 
 // benchCases is, per blueprint, the golden case a benchmark renders: one Gateway with
@@ -62,8 +62,8 @@ func BenchmarkRenderCompiled(b *testing.B) {
 // off (`--render-check-memory=0`): every render renders B, as the first render of an input of
 // a new shape does. BenchmarkRenderCompiled re-renders one input, so its B comes from memory.
 func BenchmarkRenderCheckMemoryOff(b *testing.B) {
-	render.SetCheckMemory(0)
-	defer render.SetCheckMemory(render.DefaultCheckMemory)
+	boundary.SetMemory(0)
+	defer boundary.SetMemory(boundary.DefaultMemory)
 	BenchmarkRenderCompiled(b)
 }
 

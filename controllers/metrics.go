@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"gantry.dev/gantry/boundary"
 	"gantry.dev/gantry/render"
 )
 
@@ -54,8 +55,8 @@ func templateRenders(source string, read func() int64) prometheus.CounterFunc {
 
 func init() {
 	metrics.Registry.MustRegister(rendersTotal, appliedTotal, prunedTotal, errorsTotal, reconcileSeconds,
-		checkRenders("rendered", func() int64 { n, _ := render.CheckRenders(); return n }),
-		checkRenders("remembered", func() int64 { _, n := render.CheckRenders(); return n }),
+		checkRenders("rendered", func() int64 { n, _ := boundary.Renders(); return n }),
+		checkRenders("remembered", func() int64 { _, n := boundary.Renders(); return n }),
 		templateRenders("rendered", func() int64 { n, _ := render.OutputRenders(); return n }),
 		templateRenders("remembered", func() int64 { _, n := render.OutputRenders(); return n }))
 }

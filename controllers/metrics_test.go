@@ -3,15 +3,14 @@ package controllers
 import (
 	"testing"
 
+	"gantry.dev/gantry/boundary"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
-
-	"gantry.dev/gantry/render"
 )
 
 // TestCheckRendersMetric: the structure check's renders are on the metrics endpoint, by source,
 // and agree with what the render package counted.
 func TestCheckRendersMetric(t *testing.T) {
-	rendered, remembered := render.CheckRenders()
+	rendered, remembered := boundary.Renders()
 	families, err := metrics.Registry.Gather()
 	if err != nil {
 		t.Fatal(err)

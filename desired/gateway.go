@@ -13,6 +13,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/boundary"
 	"gantry.dev/gantry/precedence"
 	"gantry.dev/gantry/render"
 )
@@ -93,7 +94,7 @@ func Gateway(in *Input) (*Result, error) {
 		gwMap    map[string]any
 		setMaps  []map[string]any
 		out      *render.Output
-		tainted  []render.Tainted
+		tainted  []boundary.Tainted
 		hostSets render.Hostnames
 	)
 	resources := bp.ReadableResources(byTemplateKey(in.Live, bp.GatewayTemplates()))
@@ -113,8 +114,8 @@ func Gateway(in *Input) (*Result, error) {
 			return err
 		}
 		gwOrigin := fmt.Sprintf("Gateway %s/%s field", gw.Namespace, gw.Name)
-		tainted = render.TaintedStrings(gwMap, func(p string) string { return gwOrigin + " " + p })
-		var setTainted []render.Tainted
+		tainted = boundary.TaintedStrings(gwMap, func(p string) string { return gwOrigin + " " + p })
+		var setTainted []boundary.Tainted
 		if setMaps, setTainted, err = listenerSetMaps(in, sets); err != nil {
 			fatal = err
 			return err
@@ -201,7 +202,7 @@ func Gateway(in *Input) (*Result, error) {
 
 // renderRoute resolves a route's values (the Gateway's chain continued by the route's) and
 // renders the route templates for it.
-func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r *gwv1.HTTPRoute, gwMap map[string]any, setMaps []map[string]any, gwTainted []render.Tainted, hostnames render.Hostnames) (*precedence.Result, []render.Object, []render.Pending, error) {
+func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r *gwv1.HTTPRoute, gwMap map[string]any, setMaps []map[string]any, gwTainted []boundary.Tainted, hostnames render.Hostnames) (*precedence.Result, []render.Object, []render.Pending, error) {
 	pin.Route = &precedence.ObjectKey{Namespace: r.Namespace, Name: r.Name}
 	values := precedence.Resolve(pin)
 	if err := checkSchema(bp, values); err != nil {
@@ -213,14 +214,14 @@ func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r *gwv1.
 	}
 	origin := fmt.Sprintf("HTTPRoute %s/%s field", r.Namespace, r.Name)
 	tainted := append(tenantValues(values), gwTainted...)
-	tainted = append(tainted, render.TaintedStrings(rMap, func(p string) string { return origin + " " + p })...)
+	tainted = append(tainted, boundary.TaintedStrings(rMap, func(p string) string { return origin + " " + p })...)
 	resources := bp.ReadableResources(byTemplateKey(in.LiveRoutes[types.NamespacedName{Namespace: r.Namespace, Name: LabelValue(r.Name)}], bp.RouteTemplates()))
 	tainted = append(tainted, liveTainted(resources)...)
 	backends := backendsData(Backends(r, func(k types.NamespacedName) bool { return in.BackendServices[k] }, in.ReferenceGrants))
 	// Names, namespaces and kinds are the route's strings, and the messages are made around
 	// them: all of it is the tenant's.
 	backendOrigin := fmt.Sprintf("HTTPRoute %s/%s .Backends", r.Namespace, r.Name)
-	tainted = append(tainted, render.TaintedStrings(backends, func(p string) string { return backendOrigin + p })...)
+	tainted = append(tainted, boundary.TaintedStrings(backends, func(p string) string { return backendOrigin + p })...)
 	out, err := in.Outputs.RenderRoute(bp, &render.Input{
 		Values:       values.Values,
 		TenantKeys:   tenantKeys(values),
@@ -335,8 +336,8 @@ func setUnder(values *precedence.Result, path precedence.Path) []string {
 // tenantKeys marks where in the effective values a tenant's keys are: the paths of the leaves
 // a tenant's policy set, whole below each leaf. The structure check replaces keys by stand-ins
 // there only, so that a platform map's key equal to a tenant string is not replaced with it.
-func tenantKeys(values *precedence.Result) *render.KeyTree {
-	t := &render.KeyTree{}
+func tenantKeys(values *precedence.Result) *boundary.KeyTree {
+	t := &boundary.KeyTree{}
 	for _, leaf := range values.Leaves {
 		if !leaf.Removed && leaf.Source.Tenant() {
 			t.Add(leaf.Path)
@@ -346,8 +347,8 @@ func tenantKeys(values *precedence.Result) *render.KeyTree {
 }
 
 // tenantValues lists the tenant strings among the effective values, named by policy and path.
-func tenantValues(values *precedence.Result) []render.Tainted {
-	var out []render.Tainted
+func tenantValues(values *precedence.Result) []boundary.Tainted {
+	var out []boundary.Tainted
 	for _, leaf := range values.Leaves {
 		if leaf.Removed || !leaf.Source.Tenant() {
 			continue
@@ -359,10 +360,10 @@ func tenantValues(values *precedence.Result) []render.Tainted {
 		keyOrigin := origin + base + " (a key)"
 		for _, k := range leaf.Path {
 			if k != "" {
-				out = append(out, render.Tainted{Value: k, Origin: keyOrigin})
+				out = append(out, boundary.Tainted{Value: k, Origin: keyOrigin})
 			}
 		}
-		out = append(out, render.TaintedStrings(leaf.Value, func(p string) string {
+		out = append(out, boundary.TaintedStrings(leaf.Value, func(p string) string {
 			if p == "" {
 				return origin + base
 			}
@@ -447,8 +448,8 @@ func withoutVersion(o map[string]any) map[string]any {
 // are Gantry's objects, but they live in the tenant's namespace, where a tenant with ordinary
 // rights can edit them (and their status is written by other controllers): what they hold is
 // as hostile as a GatewayConfig value.
-func liveTainted(resources map[string][]map[string]any) []render.Tainted {
-	var out []render.Tainted
+func liveTainted(resources map[string][]map[string]any) []boundary.Tainted {
+	var out []boundary.Tainted
 	for _, k := range slices.Sorted(maps.Keys(resources)) { // in order: an error names the first
 		for _, o := range resources[k] {
 			kind, _ := o["kind"].(string)
@@ -458,7 +459,7 @@ func liveTainted(resources map[string][]map[string]any) []render.Tainted {
 				name = namespace + "/" + name
 			}
 			origin := kind + " " + name + " field "
-			out = append(out, render.TaintedStrings(o, func(p string) string { return origin + p })...)
+			out = append(out, boundary.TaintedStrings(o, func(p string) string { return origin + p })...)
 		}
 	}
 	return out

@@ -6,12 +6,11 @@ import (
 	"slices"
 	"strings"
 
+	"gantry.dev/gantry/boundary"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-
-	"gantry.dev/gantry/render"
 )
 
 // ListenerSet is the outcome for one ListenerSet that names the Gateway as its parent.
@@ -237,10 +236,10 @@ func ListenerSetCertificateRefKeys(ls *gwv1.ListenerSet) []types.NamespacedName 
 // listenerSetMaps are the attached ListenerSets as templates see them (.ListenerSets), in
 // listener precedence, and their strings: a ListenerSet is a tenant's object, as hostile as a
 // GatewayConfig value.
-func listenerSetMaps(in *Input, sets []ListenerSet) ([]map[string]any, []render.Tainted, error) {
+func listenerSetMaps(in *Input, sets []ListenerSet) ([]map[string]any, []boundary.Tainted, error) {
 	specs := in.ListenerSets
 	out := []map[string]any{}
-	var tainted []render.Tainted
+	var tainted []boundary.Tainted
 	for _, o := range sets {
 		if !o.Accepted() {
 			continue
@@ -255,7 +254,7 @@ func listenerSetMaps(in *Input, sets []ListenerSet) ([]map[string]any, []render.
 		}
 		out = append(out, m)
 		origin := fmt.Sprintf("ListenerSet %s field ", o.NamespacedName)
-		tainted = append(tainted, render.TaintedStrings(m, func(p string) string { return origin + p })...)
+		tainted = append(tainted, boundary.TaintedStrings(m, func(p string) string { return origin + p })...)
 		flagCertificateRefs(m, entryListeners(specs[i]), "ListenerSet", o.Namespace, in.Secrets, in.ReferenceGrants)
 	}
 	return out, tainted, nil

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"gantry.dev/gantry/boundary"
 	"gantry.dev/gantry/render"
 )
 
@@ -118,15 +119,15 @@ func (q *quarantine) mark(sets []ListenerSet) {
 // routeHostnamesTainted are the hostnames of the attached routes (but those set apart), each
 // named by its route: they reach the Gateway's render through .Hostnames, and are the route
 // owner's words, not the Gateway owner's.
-func routeHostnamesTainted(routes []*gwv1.HTTPRoute, q *quarantine) []render.Tainted {
-	var out []render.Tainted
+func routeHostnamesTainted(routes []*gwv1.HTTPRoute, q *quarantine) []boundary.Tainted {
+	var out []boundary.Tainted
 	for _, r := range routes {
 		if q.routeErr(r) != nil {
 			continue
 		}
 		key := types.NamespacedName{Namespace: r.Namespace, Name: r.Name}
 		for _, h := range r.Spec.Hostnames {
-			out = append(out, render.Tainted{Value: string(h), Origin: fmt.Sprintf("HTTPRoute %s hostname", key)})
+			out = append(out, boundary.Tainted{Value: string(h), Origin: fmt.Sprintf("HTTPRoute %s hostname", key)})
 		}
 	}
 	return out
@@ -138,7 +139,7 @@ func routeHostnamesTainted(routes []*gwv1.HTTPRoute, q *quarantine) []render.Tai
 // Gateway's own; or, for a budget exceeded, which names no value, the namespace that
 // contributes most. It does not when the failure is no contribution's (the Gateway's own, its
 // owner's values, the blueprint's), or after maxQuarantineRounds.
-func (q *quarantine) isolate(err error, tainted []render.Tainted, in *Input) bool {
+func (q *quarantine) isolate(err error, tainted []boundary.Tainted, in *Input) bool {
 	if q.rounds >= maxQuarantineRounds {
 		return false
 	}
@@ -210,7 +211,7 @@ func unitOf(origin string) (apartUnit, bool) {
 // budgets are the Gateway owner's, not shared out to whoever attaches the most. For two
 // objects with one name: the one whose contribution came last (Gateway API's listener
 // precedence: the oldest wins). minimize then tries it back in.
-func (q *quarantine) fallback(err error, tainted []render.Tainted, in *Input) (string, bool) {
+func (q *quarantine) fallback(err error, tainted []boundary.Tainted, in *Input) (string, bool) {
 	var budget, twice bool
 	walkErrors(err, func(e *render.Error) bool {
 		budget = budget || strings.Contains(e.Msg, "render budget exceeded")

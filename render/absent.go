@@ -10,6 +10,8 @@ import (
 	"strings"
 	"text/template"
 	"text/template/parse"
+
+	"gantry.dev/gantry/boundary"
 )
 
 // Absent values, as in Helm.
@@ -60,7 +62,7 @@ func present(_ string, v any) (any, error) {
 // the value the pipeline starts with, and the fields and variables given as arguments to its
 // functions — must be there, unless a function of the pipeline handles absence.
 // text/template has no hook for this; its parse trees are exported so that tools can rewrite
-// them (as rewriteDecisions does).
+// them (as boundary.RewriteDecisions does).
 func requirePresent(p *parse.PipeNode) {
 	for _, c := range p.Cmds {
 		if id, ok := c.Args[0].(*parse.IdentifierNode); ok && absenceHandlers[id.Ident] {
@@ -180,7 +182,7 @@ var contextRoots = map[string]bool{"Values": true, "Gateway": true, "HTTPRoute":
 // .Hostnames (from dot, or from $) read leniently, so that the first missing key it stops at is
 // one of something else — a live object's, in a template that reads .Resources.
 func strictTemplates(name string, sources map[string]string) (*template.Template, error) {
-	root := template.New(name).Option("missingkey=error").Funcs(baseFuncs()).Funcs(decisionFuncs())
+	root := template.New(name).Option("missingkey=error").Funcs(baseFuncs()).Funcs(boundary.DecisionFuncs())
 	root.Funcs(template.FuncMap{lookupFunc: lookup})
 	for _, field := range slices.Sorted(maps.Keys(sources)) {
 		if _, err := root.New(field).Parse(sources[field]); err != nil {
@@ -197,7 +199,7 @@ func strictTemplates(name string, sources map[string]string) (*template.Template
 }
 
 // lenientRoots rewrites `.Values.a.b` as `(gantryLookup . "Values" "a" "b")` and `$.Values.a`
-// as `(gantryLookup $ "Values" "a")` everywhere under n.
+// as `(gantryLookup $ "Values" "a")` boundary.Everywhere under n.
 func lenientRoots(n parse.Node) {
 	var pipe func(p *parse.PipeNode)
 	var node func(n parse.Node)

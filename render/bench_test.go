@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"gantry.dev/gantry/apis/v1alpha1"
-	"gantry.dev/gantry/render"
+	"gantry.dev/gantry/boundary"
 )
 
 // proxySpec is a proxy-like blueprint: five resource templates, helpers and a status template.
@@ -121,7 +121,7 @@ func BenchmarkRenderGateway(b *testing.B) {
 		"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "web", "namespace": ns},
 		"status": map[string]any{"loadBalancer": map[string]any{"ingress": []any{map[string]any{"ip": "192.0.2.1"}}}},
 	}}}
-	in.Tainted = render.TaintedStrings(values, tenant)
+	in.Tainted = boundary.TaintedStrings(values, tenant)
 	out, err := bp.RenderGateway(in)
 	if err != nil {
 		b.Fatal(err)

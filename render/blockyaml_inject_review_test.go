@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"gantry.dev/gantry/boundary"
 	"gantry.dev/gantry/render"
 )
 
@@ -18,7 +19,7 @@ func TestLongTenantKeyIsNotValidYAML(t *testing.T) {
 	long := strings.Repeat("k", 1025)
 	values := map[string]any{"data": map[string]any{long: "v"}}
 	in := input(values)
-	in.Tainted = render.TaintedStrings(values, tenant)
+	in.Tainted = boundary.TaintedStrings(values, tenant)
 	out, err := b.RenderGateway(in)
 	if err == nil {
 		t.Fatalf("RenderGateway = %v, want an error: yaml/v2 refuses a %d-character key", out.Objects, len(long))
@@ -30,7 +31,7 @@ func TestLongTenantKeyIsNotValidYAML(t *testing.T) {
 	// A key within the limit renders.
 	values = map[string]any{"data": map[string]any{strings.Repeat("k", 1000): "v"}}
 	in = input(values)
-	in.Tainted = render.TaintedStrings(values, tenant)
+	in.Tainted = boundary.TaintedStrings(values, tenant)
 	if _, err := b.RenderGateway(in); err != nil {
 		t.Errorf("RenderGateway with a 1000-character key: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/boundary"
 )
 
 func configMapBlueprint(t *testing.T, data string) *Blueprint {
@@ -22,8 +23,8 @@ func configMapBlueprint(t *testing.T, data string) *Blueprint {
 func tenantInput(name string, values map[string]any) *Input {
 	gw := map[string]any{"metadata": map[string]any{"name": name, "namespace": "team-a"}}
 	in := &Input{Values: values, Gateway: gw, Namespace: "team-a"}
-	in.Tainted = append(TaintedStrings(values, func(p string) string { return "GatewayConfig team-a/p value " + p }),
-		TaintedStrings(gw, func(p string) string { return "Gateway team-a/" + name + " field " + p })...)
+	in.Tainted = append(boundary.TaintedStrings(values, func(p string) string { return "GatewayConfig team-a/p value " + p }),
+		boundary.TaintedStrings(gw, func(p string) string { return "Gateway team-a/" + name + " field " + p })...)
 	return in
 }
 
@@ -128,32 +129,12 @@ func TestRememberedCheckIsSharedByShape(t *testing.T) {
 
 // TestCheckMemoryOff: with the memory off, every render renders B.
 func TestCheckMemoryOff(t *testing.T) {
-	SetCheckMemory(0)
-	defer SetCheckMemory(DefaultCheckMemory)
+	boundary.SetMemory(0)
+	defer boundary.SetMemory(boundary.DefaultMemory)
 	b := configMapBlueprint(t, "  k: {{ .Values.v | quote }}\n")
 	for range 2 {
 		if r, err := countRenders(t, b, tenantInput("web", map[string]any{"v": "a"})); err != nil || r != 1 {
 			t.Fatalf("B rendered %d times (error %v), want 1", r, err)
 		}
-	}
-}
-
-// TestCheckMemoryIsBounded: the memory holds at most its bound, evicting the least recently
-// used outputs.
-func TestCheckMemoryIsBounded(t *testing.T) {
-	m := newCheckMemory(4096)
-	for i := range 100 {
-		m.Put(checkKey{byte(i)}, &bOutput{text: strings.Repeat("x", 200)})
-		if held, _, max := m.Held(); held > max {
-			t.Fatalf("after %d outputs the memory holds %d bytes, over its %d", i+1, held, max)
-		}
-	}
-	if m.get(checkKey{99}) == nil || m.get(checkKey{0}) != nil {
-		t.Error("the newest output was evicted, or the oldest kept")
-	}
-	big := &bOutput{text: strings.Repeat("x", 2000)}
-	m.Put(checkKey{200}, big)
-	if m.get(checkKey{200}) != nil {
-		t.Error("an output larger than a quarter of the memory was kept")
 	}
 }

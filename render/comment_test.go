@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"strings"
 	"testing"
+
+	"gantry.dev/gantry/boundary"
 )
 
 // TestFlowCollectionOverride (found by review): in a flow collection, a tenant string ends it
@@ -12,8 +14,8 @@ import (
 // template's `privileged: false` was overridden or replaced. Inserted as is, the scalar is seen
 // cut short; transformed (b64dec), only the comment it made shows.
 func TestFlowCollectionOverride(t *testing.T) {
-	SetCheckMemory(0) // not the memory's doing: a fresh B let them through as well
-	defer SetCheckMemory(DefaultCheckMemory)
+	boundary.SetMemory(0) // not the memory's doing: a fresh B let them through as well
+	defer boundary.SetMemory(boundary.DefaultMemory)
 	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 	for _, tt := range []struct{ name, line, img string }{
 		{"override a value", "spec: {image: {{ .Values.img }}, privileged: false}", "nginx, privileged: true} #"},

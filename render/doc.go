@@ -9,7 +9,9 @@
 // template field and the line.
 //
 // Tenant values are data. Output is split into documents on separator lines only, every
-// document must be a whole object, namespaced objects land in the Gateway's (or route's)
-// namespace, and a tenant string that changed the YAML structure of the output — an extra
-// document, an extra field — fails the render with an error naming the value's origin.
+// document must be a whole object, and namespaced objects land in the Gateway's (or route's)
+// namespace. Whether a tenant value shaped the output is package boundary's to decide: a render
+// with tenant values (Input.Tainted) runs its templates again for it with stand-ins (check.go
+// is the engine's side), and a refusal fails the render with an error naming the value's
+// origin.
 package render

@@ -9,6 +9,7 @@ import (
 	yamlv2 "go.yaml.in/yaml/v2"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"gantry.dev/gantry/boundary"
 	"gantry.dev/gantry/internal/yamltext"
 	"gantry.dev/gantry/precedence"
 )
@@ -110,7 +111,7 @@ func jsonValue(v any) (any, error) {
 func collision(m map[any]any) error {
 	seen := make(map[string]int, len(m))
 	for k := range m {
-		seen[jsonKey(k)]++
+		seen[yamltext.JSONKey(k)]++
 	}
 	var dups []string
 	for k, n := range seen {
@@ -148,12 +149,12 @@ func parseStatus(text string) ([]any, int, error) {
 
 // objects turns one template's output into checked objects; check (nil when the render has
 // no tenant strings) makes sure that tenant strings did not shape it.
-func (b *Blueprint) objects(c *compiled, text string, in *Input, check *structureCheck) ([]Object, error) {
+func (b *Blueprint) objects(c *compiled, text string, in *Input, check *boundary.Check) ([]Object, error) {
 	fail := func(doc int, origin, format string, args ...any) error {
 		return &Error{Blueprint: b.Name, Template: c.field, Document: doc, Origin: origin, Msg: fmt.Sprintf(format, args...)}
 	}
 	parsed, doc, err := parseDocuments(text)
-	if err := check.verify(c, text, parsed, doc, err, resourceOutput); err != nil {
+	if err := b.verify(check, c, text, parsed, doc, err, resourceOutput); err != nil {
 		return nil, err
 	}
 	if err != nil {
@@ -250,12 +251,12 @@ var servedGroups = func() map[string]bool {
 }()
 
 // statusObject parses the status template's output: one YAML object (or nothing).
-func (b *Blueprint) statusObject(c *compiled, text string, check *structureCheck) (map[string]any, error) {
+func (b *Blueprint) statusObject(c *compiled, text string, check *boundary.Check) (map[string]any, error) {
 	fail := func(origin, format string, args ...any) error {
 		return &Error{Blueprint: b.Name, Template: c.field, Origin: origin, Msg: fmt.Sprintf(format, args...)}
 	}
 	parsed, _, err := parseStatus(text)
-	if err := check.verify(c, text, parsed, 0, err, statusOutput); err != nil {
+	if err := b.verify(check, c, text, parsed, 0, err, statusOutput); err != nil {
 		return nil, err
 	}
 	if err != nil {

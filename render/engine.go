@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/boundary"
 	"gantry.dev/gantry/internal/tmplwalk"
 	"gantry.dev/gantry/internal/yamltext"
 )
@@ -44,7 +45,7 @@ type Blueprint struct {
 	status        *compiled
 	schema        *jsonschema.Schema
 	clusterScoped map[schema.GroupKind]bool
-	// words are the names the templates spell out; see templateWords.
+	// words are the names the templates spell out; see boundary.TemplateWords.
 	words map[string]bool
 	// executions pools clones of root bound to their own include/tpl; one render uses one.
 	executions sync.Pool
@@ -58,7 +59,7 @@ type Blueprint struct {
 	// does a render copy what it is given.
 	mutates bool
 	// callsTpl is set when a template names tpl: a render with tenant values then learns first
-	// which texts the templates run through tpl with inert stand-ins (tplguard.go).
+	// which texts the templates run through tpl with inert stand-ins (boundary.LearnTpl).
 	callsTpl bool
 }
 
@@ -82,7 +83,7 @@ const maxSizeHint = 64 << 10
 func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint, error) {
 	b := &Blueprint{Name: name, clusterScoped: map[schema.GroupKind]bool{}, id: blueprintIDs.Add(1)}
 	// No missingkey option: an absent key is nil, as in Helm (see absent.go).
-	b.root = template.New(name).Funcs(baseFuncs()).Funcs(decisionFuncs())
+	b.root = template.New(name).Funcs(baseFuncs()).Funcs(boundary.DecisionFuncs())
 	var errs []error
 	parseSet := func(prefix string, set map[string]string) []*compiled {
 		var out []*compiled
@@ -128,10 +129,10 @@ func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint,
 	for _, t := range b.root.Templates() {
 		instrument(t.Tree) // count every loop iteration and template call against the budget
 	}
-	b.words = templateWords(b.root)
+	b.words = boundary.TemplateWords(b.root)
 	b.mutates = mayMutate(b.root)
 	b.callsTpl = names(b.root, "tpl")
-	rewriteDecisions(b.root)
+	boundary.RewriteDecisions(b.root)
 	if slices.ContainsFunc(append(slices.Clip(b.gateway), append(b.route, b.status)...), func(c *compiled) bool { return c != nil && len(c.reads) > 0 }) {
 		sources := map[string]string{}
 		for k, v := range spec.GatewayTemplate.ResourceTemplates {
@@ -246,14 +247,15 @@ type Input struct {
 	Hostnames Hostnames
 	// Namespace is where namespaced objects land: the Gateway's, or the route's.
 	Namespace string
-	// Tainted are tenant strings (GatewayConfig values, Gateway and HTTPRoute fields) that must
-	// not change the YAML structure of the output.
-	Tainted []Tainted
-	// TenantKeys, when set, says where in Values the tenant's keys are (see KeyTree): only
+	// Tainted are the tenant's values (GatewayConfig values, Gateway, HTTPRoute and ListenerSet
+	// fields, live objects in tenant namespaces) that must not shape the output: see package
+	// boundary.
+	Tainted []boundary.Tainted
+	// TenantKeys, when set, says where in Values the tenant's keys are (see boundary.KeyTree): only
 	// there are keys replaced by stand-ins, so that a platform key equal to a tenant string
 	// stays as it is and a lookup by the tenant's string (`index .Values.secrets .Values.key`)
 	// finds nothing with a stand-in. Nil replaces every key equal to a tenant string.
-	TenantKeys *KeyTree
+	TenantKeys *boundary.KeyTree
 	// IsNamespaced reports a kind's scope; nil uses a table of the built-in cluster-scoped kinds.
 	IsNamespaced func(schema.GroupVersionKind) (bool, error)
 	// CustomKinds maps kinds of groups the API server does not serve by itself (CRDs found in
@@ -294,14 +296,20 @@ func (b *Blueprint) render(in *Input, set []*compiled, status *compiled) (*Outpu
 		return nil, err
 	}
 	defer x.done()
-	// The structure check renders every template a second time, with placeholders for the
-	// tenant strings; a render without tenant strings needs none.
-	var check *structureCheck
+	// The structure check renders every template a second time, with stand-ins for the
+	// tenant values; a render without tenant values needs none.
+	var check *boundary.Check
 	if len(in.Tainted) > 0 {
-		check = b.newStructureCheck(in, x.budget.deadline)
-		defer check.done()
+		check = b.newCheck(in, x.budget.deadline)
+		defer b.checkDone(check)
 		if b.callsTpl {
-			if x.tplGuard, err = b.inertTplCalls(in, check.sub, x.budget.deadline, set, status); err != nil {
+			ts := make([]boundary.Template, 0, len(set)+1)
+			for _, c := range append(slices.Clip(set), status) {
+				if c != nil {
+					ts = append(ts, c)
+				}
+			}
+			if x.tplGuard, err = boundary.LearnTpl(checkEngine{b, in}, check.Substitution(), in.Tainted, x.budget.deadline, ts); err != nil {
 				return nil, err
 			}
 		}
@@ -311,14 +319,12 @@ func (b *Blueprint) render(in *Input, set []*compiled, status *compiled) (*Outpu
 	// each runs one template and hands its text to use; failures and pending are collected.
 	each := func(c *compiled, use func(text string) error) {
 		if check != nil {
-			x.d.start(nil) // record the decisions for B to replay
+			x.d.Start(nil) // record the decisions for B to replay
 		}
 		text, pending, err := x.run(c)
-		check.ran(c, x.d.log, x.code)
+		check.Ran(c, x.d.Log(), x.code)
 		if e, ok := err.(*Error); ok && x.refused != nil && e.Origin == "" {
-			if i := b.tplCulprit(in, check, x.tplGuard, c); i >= 0 {
-				e.Origin, e.Holders = check.sub.origins[i], check.sub.holders(i, in.Tainted)
-			}
+			e.Origin, e.Holders = check.TplCulprit(c, x.tplGuard)
 		}
 		switch {
 		case err != nil:
@@ -377,22 +383,21 @@ type execution struct {
 	// budget is what the render has spent of its Limits.
 	budget budget
 	// d records or replays the decisions of if and with, for the structure check.
-	d decider
-	// code is the shape of each text tpl ran in the current template (see codeShape).
+	d boundary.Decider
+	// code is the shape of each text tpl ran in the current template (see boundary.CodeShape).
 	code []string
-	// tplGuard, in a render with tenant values, holds the texts tpl may run code in (see
-	// tplguard.go); tplCalls, in the render that learns them, collects them.
-	tplGuard *tplGuard
-	tplCalls *[]tplCall
+	// tplGuard, in a render with tenant values, holds the texts tpl may run code in, or
+	// learns them (boundary.TplGuard).
+	tplGuard *boundary.TplGuard
 	// refused is set when the guard refused a tpl text in the current template: the
 	// template's error says so, naming the tenant value it found in the text.
-	refused *Error
+	refused *boundary.Refusal
 }
 
 // newExecution takes a bound clone of the template set from the pool (cloning the set for
 // every render was a tenth of a render's time) and sets its data. Release it with done. With a
 // substitution, the data has placeholders for tenant strings (the structure check's render).
-func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, error) {
+func (b *Blueprint) newExecution(in *Input, sub *boundary.Substitution) (*execution, error) {
 	x, _ := b.executions.Get().(*execution)
 	if x == nil {
 		t, err := b.root.Clone()
@@ -404,8 +409,8 @@ func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, erro
 		t.Funcs(x.mutating())
 		bounded := x.bounded()
 		t.Funcs(bounded)
-		t.Funcs(x.d.funcs())
-		t.Funcs(x.d.loopFuncs(bounded))
+		t.Funcs(x.d.Funcs())
+		t.Funcs(x.d.LoopFuncs(bounded))
 		if b.strict != nil {
 			if x.strict, err = b.strict.Clone(); err != nil {
 				return nil, fmt.Errorf("blueprint %s: %w", b.Name, err)
@@ -422,7 +427,7 @@ func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, erro
 	cp := copyValue
 	switch {
 	case sub != nil:
-		cp = sub.copyValue
+		cp = sub.CopyValue
 	case !b.mutates:
 		cp = sameValue
 	}
@@ -440,7 +445,7 @@ func (b *Blueprint) newExecution(in *Input, sub *substitution) (*execution, erro
 		}
 		resources[k] = list
 	}
-	x.depth, x.memo, x.d = 0, nil, decider{}
+	x.depth, x.memo, x.d = 0, nil, boundary.Decider{}
 	x.placeholders = sub != nil
 	x.roots.stale = true
 	x.data = map[string]any{
@@ -491,13 +496,13 @@ func mayMutate(t *template.Template) bool {
 // done returns an execution to the pool.
 func (x *execution) done() {
 	x.data = nil
-	x.tplGuard, x.tplCalls = nil, nil
+	x.tplGuard = nil
 	clear(x.roots.maps) // nothing of this render stays reachable from the pool
 	x.b.executions.Put(x)
 }
 
 // hostnamesData is .Hostnames as templates see it; the structure check's memory keys B's
-// input by the same function (checkcache.go), so that a field added here is keyed too.
+// input by the same function (writeInput in outputs.go), so that a field added here is keyed too.
 func hostnamesData(h Hostnames, cp func(any) any) map[string]any {
 	return map[string]any{"Union": cp(strs(h.Union)), "Intersection": cp(strs(h.Intersection)), "Attached": cp(strs(h.Attached))}
 }
@@ -849,16 +854,17 @@ func (x *execution) tpl(text string, data any) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("tpl: %w", err)
 	}
-	plain := plainText(t, x.t)
+	plain := boundary.PlainText(t, x.t)
 	// The text and the templates it defines are new trees: count their loops too.
 	for _, n := range t.Templates() {
 		if old := x.t.Lookup(n.Name()); old == nil || old.Tree != n.Tree {
 			instrument(n.Tree)
 		}
 	}
-	shape := codeShape(t, x.t)
-	if err := x.guardTpl(text, shape, plain); err != nil {
-		return "", err
+	shape := boundary.CodeShape(t, x.t)
+	if r := x.tplGuard.Admit(text, shape, plain); r != nil {
+		x.refused = r
+		return "", boundary.ErrTenantCode
 	}
 	x.code = append(x.code, shape)
 	buf := budgetWriter{budget: &x.budget}
@@ -979,9 +985,20 @@ func hasStatus(list []any) bool {
 
 // valuesCopy is .Values as an execution sees it: with sub and in.TenantKeys, tenant keys are
 // replaced only where the tenant wrote them.
-func valuesCopy(in *Input, sub *substitution, cp func(any) any) map[string]any {
+func valuesCopy(in *Input, sub *boundary.Substitution, cp func(any) any) map[string]any {
 	if sub == nil || in.TenantKeys == nil || in.Values == nil {
 		return deepCopyWith(in.Values, cp)
 	}
-	return sub.copyAt(in.Values, in.TenantKeys).(map[string]any)
+	return sub.CopyAt(in.Values, in.TenantKeys).(map[string]any)
+}
+
+// names reports whether any template of t names the function fn.
+func names(t *template.Template, fn string) bool {
+	found := false
+	tmplwalk.All(t, func(n parse.Node) {
+		if id, ok := n.(*parse.IdentifierNode); ok && id.Ident == fn {
+			found = true
+		}
+	})
+	return found
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/Masterminds/sprig/v3"
 	yamlv3 "go.yaml.in/yaml/v3"
 
+	"gantry.dev/gantry/boundary"
 	"gantry.dev/gantry/render"
 )
 
@@ -56,7 +57,7 @@ func FuzzStructureCheck(f *testing.F) {
 		}
 		values := map[string]any{"v": value}
 		in := input(values)
-		in.Tainted = render.TaintedStrings(values, tenant)
+		in.Tainted = boundary.TaintedStrings(values, tenant)
 		_, checkErr := b.RenderGateway(in)
 
 		shape, ok := oracleShape(tmpl, value)

@@ -20,6 +20,7 @@ import (
 	yamlv3 "go.yaml.in/yaml/v3"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"gantry.dev/gantry/boundary"
 	"gantry.dev/gantry/render"
 )
 
@@ -818,7 +819,7 @@ func ipCheck(c ipCase) ipVerdict {
 	}
 	renderWith := func(values map[string]any) (*render.Output, error) {
 		in := input(values)
-		in.Tainted = render.TaintedStrings(values, tenant)
+		in.Tainted = boundary.TaintedStrings(values, tenant)
 		return b.RenderGateway(in)
 	}
 	out, err := renderWith(c.values)
@@ -1374,7 +1375,7 @@ func ipDecisions(c ipCase) (map[string]any, error) {
 }
 
 // ipScalarTemplateLines are the template's own lines in cases with numbers and bools: those
-// of ipTemplateLines and numbers near Gantry's own stand-ins (render/taint.go).
+// of ipTemplateLines and numbers near Gantry's own stand-ins (boundary/standins.go).
 var ipScalarTemplateLines = append(slices.Clip(ipTemplateLines),
 	"magic: 900007", "magic2: 900017", "floaty: 900007.5", "big: 5000000011", "zero: 0", "neg: -1",
 	"disabled: false", "count: 3", "half: 2.5")

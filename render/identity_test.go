@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"gantry.dev/gantry/boundary"
 	"gantry.dev/gantry/render"
 )
 
@@ -76,7 +77,7 @@ func TestTemplateTextComesOutAsWritten(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := mustCompile(t, gatewaySpec(map[string]string{"t": tt.template}))
 			in := input(tt.values)
-			in.Tainted = render.TaintedStrings(tt.values, tenant)
+			in.Tainted = boundary.TaintedStrings(tt.values, tenant)
 			out, err := b.RenderGateway(in)
 			if err == nil {
 				t.Fatalf("RenderGateway = %v, want an error naming a tenant value", out.Objects)
@@ -92,7 +93,7 @@ func TestTemplateTextComesOutAsWritten(t *testing.T) {
 				plain[k] = "plain-" + k
 			}
 			in = input(plain)
-			in.Tainted = render.TaintedStrings(plain, tenant)
+			in.Tainted = boundary.TaintedStrings(plain, tenant)
 			if _, err := b.RenderGateway(in); err != nil {
 				t.Fatalf("with plain values: %v", err)
 			}
@@ -109,7 +110,7 @@ func TestTenantScalarsKeepTheirType(t *testing.T) {
 			b := mustCompile(t, gatewaySpec(map[string]string{"t": configMap("cm", "k: {{ .Values.v }}", "q: {{ .Values.v | quote }}")}))
 			values := map[string]any{"v": v}
 			in := input(values)
-			in.Tainted = render.TaintedStrings(values, tenant)
+			in.Tainted = boundary.TaintedStrings(values, tenant)
 			out, err := b.RenderGateway(in)
 			if err == nil {
 				t.Fatalf("RenderGateway = %v, want an error: %q printed unquoted is no string", out.Objects, v)
@@ -147,7 +148,7 @@ func TestTenantKeysDoNotCollide(t *testing.T) {
 			values := map[string]any{"m": map[string]any{tt.key: "tenant"}}
 			for range 20 {
 				in := input(values)
-				in.Tainted = render.TaintedStrings(values, tenant)
+				in.Tainted = boundary.TaintedStrings(values, tenant)
 				out, err := b.RenderGateway(in)
 				if err == nil {
 					t.Fatalf("RenderGateway = %v, want an error naming the key", out.Objects)
@@ -195,7 +196,7 @@ func TestTenantNumbersAndBoolsAreTenantInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := mustCompile(t, gatewaySpec(map[string]string{"t": configMap("cm", tt.line)}))
 			in := input(tt.values)
-			in.Tainted = render.TaintedStrings(tt.values, tenant)
+			in.Tainted = boundary.TaintedStrings(tt.values, tenant)
 			out, err := b.RenderGateway(in)
 			if err == nil {
 				t.Fatalf("RenderGateway = %v, want an error naming %s", out.Objects, tt.origin)
@@ -225,7 +226,7 @@ func TestTenantNumbersAndBoolsAreTenantInput(t *testing.T) {
 			b := mustCompile(t, gatewaySpec(map[string]string{"t": configMap("cm", tt.line)}))
 			values := map[string]any{"replicas": int64(3), "ratio": 0.5, "flag": true}
 			in := input(values)
-			in.Tainted = render.TaintedStrings(values, tenant)
+			in.Tainted = boundary.TaintedStrings(values, tenant)
 			out, err := b.RenderGateway(in)
 			if err != nil {
 				t.Fatalf("RenderGateway: %v", err)
@@ -252,7 +253,7 @@ func TestTemplateWordsYAMLRetypesAreNotKept(t *testing.T) {
 			b := mustCompile(t, gatewaySpec(map[string]string{"t": tmpl}))
 			values := map[string]any{"mode": "x", "labels": map[string]any{word: "a"}}
 			in := input(values)
-			in.Tainted = render.TaintedStrings(values, tenant)
+			in.Tainted = boundary.TaintedStrings(values, tenant)
 			out, err := b.RenderGateway(in)
 			if err == nil {
 				t.Fatalf("RenderGateway = %v, want the key %q refused", out.Objects[0].Object["metadata"], word)

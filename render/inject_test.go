@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/boundary"
 	"gantry.dev/gantry/render"
 )
 
@@ -46,7 +47,7 @@ func TestInjectionWhateverTheTemplateDoes(t *testing.T) {
 			b := mustCompile(t, spec)
 			values := map[string]any{"v": tt.value}
 			in := input(values)
-			in.Tainted = render.TaintedStrings(values, tenant)
+			in.Tainted = boundary.TaintedStrings(values, tenant)
 			out, err := b.RenderGateway(in)
 			if err == nil {
 				t.Fatalf("RenderGateway = %v, want an error naming %s", out.Objects, tenant("v"))
@@ -85,7 +86,7 @@ func TestInlineToYamlAddsNoFinalizer(t *testing.T) {
 	b := mustCompile(t, gatewaySpec(map[string]string{"t": template}))
 	values := map[string]any{"v": finalizer}
 	in := input(values)
-	in.Tainted = render.TaintedStrings(values, tenant)
+	in.Tainted = boundary.TaintedStrings(values, tenant)
 	_, err := b.RenderGateway(in)
 	if want := changed("t", tenant("v")); err == nil || err.Error() != want {
 		t.Errorf("error\n got %v\nwant %s", err, want)
@@ -109,7 +110,7 @@ func TestConditionalsOnTenantValues(t *testing.T) {
 			b := mustCompile(t, gatewaySpec(map[string]string{"t": configMap("a", tt.line)}))
 			values := map[string]any{"tier": "premium"}
 			in := input(values)
-			in.Tainted = render.TaintedStrings(values, tenant)
+			in.Tainted = boundary.TaintedStrings(values, tenant)
 			out, err := b.RenderGateway(in)
 			if err != nil {
 				t.Fatalf("RenderGateway: %v", err)
@@ -128,14 +129,14 @@ func TestTenantListsNotStrings(t *testing.T) {
 	b := mustCompile(t, gatewaySpec(map[string]string{"t": configMap("a", `{{- range splitList "," .Values.hosts }}`, `  {{ . }}: "1"`, `{{- end }}`)}))
 	values := map[string]any{"hosts": "a,b"}
 	in := input(values)
-	in.Tainted = render.TaintedStrings(values, tenant)
+	in.Tainted = boundary.TaintedStrings(values, tenant)
 	if _, err := b.RenderGateway(in); err == nil || !strings.Contains(err.Error(), tenant("hosts")) {
 		t.Errorf("error %v, want one naming %s", err, tenant("hosts"))
 	}
 	listed := mustCompile(t, gatewaySpec(map[string]string{"t": configMap("a", `{{- range .Values.hosts }}`, `  {{ . }}: "1"`, `{{- end }}`)}))
 	values = map[string]any{"hosts": []any{"a", "b"}}
 	in = input(values)
-	in.Tainted = render.TaintedStrings(values, tenant)
+	in.Tainted = boundary.TaintedStrings(values, tenant)
 	out, err := listed.RenderGateway(in)
 	if err != nil {
 		t.Fatalf("RenderGateway: %v", err)
@@ -153,7 +154,7 @@ func TestTenantKeyEqualToATemplateString(t *testing.T) {
 	b := mustCompile(t, gatewaySpec(map[string]string{"t": template}))
 	values := map[string]any{"labels": map[string]any{"\n": "1"}}
 	in := input(values)
-	in.Tainted = render.TaintedStrings(values, tenant)
+	in.Tainted = boundary.TaintedStrings(values, tenant)
 	if _, err := b.RenderGateway(in); err == nil || !strings.Contains(err.Error(), tenant("labels.\n")+" (a key)") {
 		t.Errorf("error %v, want one naming the key", err)
 	}
@@ -181,7 +182,7 @@ func TestTenantTemplateCode(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := mustCompile(t, gatewaySpec(map[string]string{"t": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  k: " + tt.line + "\n"}))
 			in := input(map[string]any{"v": tt.value, "platformSecret": "s3cr3t"})
-			in.Tainted = render.TaintedStrings(map[string]any{"v": tt.value}, tenant)
+			in.Tainted = boundary.TaintedStrings(map[string]any{"v": tt.value}, tenant)
 			out, err := b.RenderGateway(in)
 			if !tt.refused {
 				if err != nil {
@@ -220,7 +221,7 @@ func TestConditionalInARememberedInclude(t *testing.T) {
 			b := mustCompile(t, gatewaySpec(map[string]string{"_helpers": helpers, names[0]: waits, names[1]: uses, "zlive": configMap("live")}))
 			values := map[string]any{"tier": "premium"}
 			in := input(values)
-			in.Tainted = render.TaintedStrings(values, tenant)
+			in.Tainted = boundary.TaintedStrings(values, tenant)
 			out, err := b.RenderGateway(in)
 			if err != nil {
 				t.Fatalf("RenderGateway: %v", err)
@@ -249,7 +250,7 @@ func TestInjectionThroughARememberedInclude(t *testing.T) {
 			b := mustCompile(t, gatewaySpec(map[string]string{"_helpers": helpers, "t": configMap("a", line)}))
 			values := map[string]any{"v": "x~  extra: injected"}
 			in := input(values)
-			in.Tainted = render.TaintedStrings(values, tenant)
+			in.Tainted = boundary.TaintedStrings(values, tenant)
 			out, err := b.RenderGateway(in)
 			var e *render.Error
 			if err == nil || !asError(err, &e) || e.Origin != tenant("v") {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/boundary"
 )
 
 // annotationsBlueprint renders a Service whose annotations come from the values through
@@ -28,7 +29,7 @@ func manyTenantStrings(n int) *Input {
 	}
 	values := map[string]any{"service": map[string]any{"annotations": annotations}, "headers": headers}
 	in := &Input{Values: values, Gateway: map[string]any{"metadata": map[string]any{"name": "web", "namespace": "team-a"}}, Namespace: "team-a"}
-	in.Tainted = TaintedStrings(values, func(p string) string { return "GatewayConfig team-a/web value " + p })
+	in.Tainted = boundary.TaintedStrings(values, func(p string) string { return "GatewayConfig team-a/web value " + p })
 	return in
 }
 
@@ -72,7 +73,7 @@ func TestPlainTenantStringsNeedNoParse(t *testing.T) {
 	}
 	values := map[string]any{"service": map[string]any{"annotations": map[string]any{"example.com/lb": "internal"}}, "headers": map[string]any{}}
 	in := &Input{Values: values, Gateway: map[string]any{"metadata": map[string]any{"name": "web"}}, Namespace: "team-a",
-		Tainted: TaintedStrings(values, func(p string) string { return p })}
+		Tainted: boundary.TaintedStrings(values, func(p string) string { return p })}
 	renders, parses := -1, -1
 	checked = func(r, p int) { renders, parses = r, p }
 	defer func() { checked = nil }()
@@ -114,7 +115,7 @@ func TestCheckSpendsTheRendersTime(t *testing.T) {
 	}
 	values := map[string]any{"v": "a\n  injected: yes"} // changes the structure: the search runs
 	in := &Input{Values: values, Gateway: map[string]any{"metadata": map[string]any{"name": "web"}}, Namespace: "team-a",
-		Tainted: TaintedStrings(values, func(p string) string { return "GatewayConfig team-a/p value " + p })}
+		Tainted: boundary.TaintedStrings(values, func(p string) string { return "GatewayConfig team-a/p value " + p })}
 	c := b.gateway[0]
 	x, err := b.newExecution(in, nil)
 	if err != nil {
@@ -125,7 +126,7 @@ func TestCheckSpendsTheRendersTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	parsedA, _, errA := resourceOutput.parse(textA)
+	parsedA, _, errA := resourceOutput.Parse(textA)
 	if errA != nil {
 		t.Fatal(errA)
 	}
@@ -138,20 +139,39 @@ func TestCheckSpendsTheRendersTime(t *testing.T) {
 		{"B's render", past, past},
 		{"the search for a culprit", time.Now().Add(time.Minute), past},
 	} {
-		check := b.newStructureCheck(in, tt.checkDeadline)
-		check.deadline = tt.searchDeadline
-		check.ran(c, nil, nil)
-		err = check.verify(c, textA, parsedA, 0, nil, resourceOutput)
-		check.done()
+		check := b.newCheck(in, tt.checkDeadline)
+		sub := check.Substitution()
+		key, keyed := bInputKey(b, in, sub)
+		// The same check, with the search's renders (every start after B's) given their own deadline.
+		check = boundary.NewCheck(&searchDeadline{checkEngine{b, in}, tt.checkDeadline, tt.searchDeadline, 0}, sub, in.Tainted, key, keyed, tt.checkDeadline)
+		check.Ran(c, nil, nil)
+		err = b.verify(check, c, textA, parsedA, 0, nil, resourceOutput)
+		check.Done()
 		if err == nil || !strings.Contains(err.Error(), "render budget exceeded: time") || strings.Contains(err.Error(), "team-a/p") {
 			t.Errorf("time up in %s: got %v, want the time budget and no tenant value blamed", tt.name, err)
 		}
 	}
 	// The same check with time left blames the value: the cases above fail for the deadline.
-	check := b.newStructureCheck(in, time.Now().Add(time.Minute))
-	defer check.done()
-	check.ran(c, nil, nil)
-	if err := check.verify(c, textA, parsedA, 0, nil, resourceOutput); err == nil || !strings.Contains(err.Error(), "team-a/p") {
+	check := b.newCheck(in, time.Now().Add(time.Minute))
+	defer check.Done()
+	check.Ran(c, nil, nil)
+	if err := b.verify(check, c, textA, parsedA, 0, nil, resourceOutput); err == nil || !strings.Contains(err.Error(), "team-a/p") {
 		t.Errorf("with time left: got %v, want the tenant value named", err)
 	}
+}
+
+// searchDeadline starts B's render with the check's deadline and every later one (the search
+// for a culprit) with another.
+type searchDeadline struct {
+	checkEngine
+	first, later time.Time
+	starts       int
+}
+
+func (e *searchDeadline) Start(sub *boundary.Substitution, g *boundary.TplGuard, _ time.Time) (boundary.Run, error) {
+	e.starts++
+	if e.starts == 1 {
+		return e.checkEngine.Start(sub, g, e.first)
+	}
+	return e.checkEngine.Start(sub, g, e.later)
 }

@@ -2,7 +2,6 @@ package render
 
 import (
 	"cmp"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"gantry.dev/gantry/boundary"
 	"gantry.dev/gantry/internal/lru"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -22,7 +22,7 @@ import (
 //
 // A render is a function of its input: the function set is hermetic (no clock, environment,
 // network or random source, see funcs.go), and a template reads nothing but its context. So the
-// key is everything a render reads, hashed canonically (see inputHasher): the blueprint's
+// key is everything a render reads, hashed canonically (see boundary.Hasher): the blueprint's
 // compile, the limits, .Values, .Gateway, .HTTPRoute, .Resources, .Hostnames, the namespace,
 // the set of tenant strings, and the kinds' scopes offline. Of .Resources, only the entries the
 // templates can read are in the key (see ReadableResources), so that an apply of an object no
@@ -107,20 +107,16 @@ func (m *OutputMemory) render(b *Blueprint, in *Input, set byte, render func(*In
 	return out, nil
 }
 
-// identity substitutes nothing: the output memory's key holds tenant strings as they are.
-var identity = &substitution{}
-
 // outputKey hashes everything a render of set ('G' gateway, 'R' route) reads. It returns
 // false when the input holds a value the encoding does not cover; such a render is not
 // remembered.
 func outputKey(b *Blueprint, in *Input, set byte) (lru.Key, bool) {
-	w := hashers.Get().(*inputHasher)
-	defer w.release()
-	w.sub, w.ok = identity, true
-	w.tag('O', int(set))
-	w.input(b, in, b.ReadableResources(in.Resources))
-	w.str('k', "Namespace")
-	w.str('s', in.Namespace)
+	w := boundary.NewHasher(boundary.Identity)
+	defer w.Release()
+	w.Tag('O', int(set))
+	writeInput(w, b, in, b.ReadableResources(in.Resources))
+	w.Str('k', "Namespace")
+	w.Str('s', in.Namespace)
 	// Which strings are the tenants' decides what the structure check refuses: the set of
 	// them, in sorted order. Their origins only name the culprit of a refusal, and refusals
 	// are not remembered.
@@ -133,31 +129,31 @@ func outputKey(b *Blueprint, in *Input, set byte) (lru.Key, bool) {
 	}
 	slices.Sort(values)
 	values = slices.Compact(values)
-	w.tag('T', len(values))
+	w.Tag('T', len(values))
 	for _, v := range values {
-		w.str('s', v)
+		w.Str('s', v)
 	}
 	// Where the tenant's keys are decides it too.
-	w.keyTree(in.TenantKeys)
+	w.KeyTree(in.TenantKeys)
 	// A kind's scope comes from the API server when IsNamespaced is set (it does not change
 	// while the kind is served; a kind no longer served fails the apply), from CustomKinds and
 	// a table otherwise.
 	if in.IsNamespaced != nil {
-		w.tag('N', 1)
+		w.Tag('N', 1)
 	} else {
-		w.tag('N', 0)
-		w.tag('C', len(in.CustomKinds))
+		w.Tag('N', 0)
+		w.Tag('C', len(in.CustomKinds))
 		for _, gk := range slices.SortedFunc(maps.Keys(in.CustomKinds), compareGroupKind) {
-			w.str('s', gk.Group)
-			w.str('s', gk.Kind)
+			w.Str('s', gk.Group)
+			w.Str('s', gk.Kind)
 			if in.CustomKinds[gk] {
-				w.tag('b', 1)
+				w.Tag('b', 1)
 			} else {
-				w.tag('b', 0)
+				w.Tag('b', 0)
 			}
 		}
 	}
-	return sha256.Sum256(w.buf), w.ok
+	return w.Sum()
 }
 
 // ReadableResources is the part of live objects (.Resources) the blueprint's templates can
@@ -220,3 +216,73 @@ func (s storedOutput) decode() (*Output, error) {
 func compareGroupKind(a, b schema.GroupKind) int {
 	return cmp.Or(strings.Compare(a.Group, b.Group), strings.Compare(a.Kind, b.Kind))
 }
+
+// bInputKey is the key of B's input for a render: the blueprint, the limits and B's data. It
+// returns false when the input holds a value the encoding does not cover: such a render
+// always renders B.
+func bInputKey(b *Blueprint, in *Input, sub *boundary.Substitution) (lru.Key, bool) {
+	w := boundary.NewHasher(sub)
+	defer w.Release()
+	writeInput(w, b, in, in.Resources)
+	return w.Sum()
+}
+
+// writeInput writes what every template of a render may read: the blueprint's compile, the
+// limits, and the data (with resources as .Resources), with w's stand-ins.
+func writeInput(w *boundary.Hasher, b *Blueprint, in *Input, resources map[string][]map[string]any) {
+	w.Tag('B', int(b.id))
+	l := in.Limits.WithDefaults()
+	w.Tag('L', int(l.Timeout))
+	w.Tag('L', l.MaxBytes)
+	w.Tag('L', l.MaxObjects)
+	w.Tag('L', l.MaxLoop)
+	w.Tag('L', l.MaxSteps)
+	w.Str('k', "Values")
+	if in.TenantKeys != nil {
+		w.Tag('T', 1) // keys replaced where the tenant wrote them
+		w.ValueAt(nilMap(in.Values), in.TenantKeys)
+	} else {
+		w.Value(nilMap(in.Values))
+	}
+	w.Str('k', "Gateway")
+	w.Value(nilMap(in.Gateway))
+	w.Str('k', "HTTPRoute")
+	if in.HTTPRoute != nil {
+		w.Value(in.HTTPRoute)
+		w.Str('k', "Backends")
+		w.Value(in.Backends)
+	} else {
+		w.Tag('-', 0)
+	}
+	w.Str('k', "ListenerSets")
+	w.Tag('l', len(in.ListenerSets))
+	for _, ls := range in.ListenerSets {
+		w.Value(nilMap(ls))
+	}
+	w.Str('k', "Resources")
+	w.Tag('m', len(resources))
+	for _, k := range slices.Sorted(maps.Keys(resources)) {
+		w.Str('k', k)
+		w.Tag('l', len(resources[k]))
+		for _, o := range resources[k] {
+			w.Value(nilMap(o))
+		}
+	}
+	w.Str('k', "Hostnames")
+	// Its keys are the engine's, not data: hashed as they are; its lists substituted as hashed.
+	hostnames := hostnamesData(in.Hostnames, func(v any) any { return v })
+	w.Tag('m', len(hostnames))
+	for _, k := range slices.Sorted(maps.Keys(hostnames)) {
+		w.Str('k', k)
+		w.Value(hostnames[k])
+	}
+}
+
+// nilMap is m, or an empty map for nil, as B's copy has it.
+func nilMap(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+} // blueprintIDs numbers compiled blueprints for the memory's keys.
+var blueprintIDs atomic.Uint64

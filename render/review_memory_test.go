@@ -3,10 +3,10 @@ package render
 import (
 	"fmt"
 	"runtime"
-	"strings"
 	"testing"
 
 	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/boundary"
 )
 
 // TestCheckMemoryHeapWithinBound: the memory counts an output as its text and 64 bytes, but an
@@ -17,8 +17,8 @@ import (
 // Here with a 1 MiB bound; at the default 16 MiB it is some 70 MiB.
 func TestCheckMemoryHeapWithinBound(t *testing.T) {
 	const bound = 1 << 20
-	SetCheckMemory(bound)
-	defer SetCheckMemory(DefaultCheckMemory)
+	boundary.SetMemory(bound)
+	defer boundary.SetMemory(boundary.DefaultMemory)
 	templates := map[string]string{}
 	for i := range 8 {
 		templates[fmt.Sprintf("t%d", i)] = "{{- if .Values.feature }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n{{- end }}\n"
@@ -40,37 +40,9 @@ func TestCheckMemoryHeapWithinBound(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	held := int64(ms.HeapAlloc) - int64(before)
-	counted, entries, _ := bMemory.Held()
+	counted, entries := boundary.MemoryHeld()
 	t.Logf("%d outputs, counted %d bytes, heap grew by %d", entries, counted, held)
 	if held > 2*bound {
 		t.Errorf("the memory's bound is %d bytes and it holds %d", bound, held)
-	}
-}
-
-// TestCheckMemoryParseWithinBound: put keeps no output larger than a quarter of the memory,
-// but remembering its parse counts it five times over, with no such rule: one output of a
-// quarter of the bound (a tenant list of some 300,000 entries, inserted with toYaml, next to
-// one tenant string that is not a plain word) evicts every other blueprint's outputs, and
-// then itself.
-func TestCheckMemoryParseWithinBound(t *testing.T) {
-	m := newCheckMemory(4096)
-	for i := range 10 {
-		m.Put(checkKey{byte(i)}, &bOutput{text: strings.Repeat("x", 100)})
-	}
-	big := &bOutput{text: strings.Repeat("- {}\n", 120)} // 600 bytes and an entry's cost: within a quarter
-	m.Put(checkKey{100}, big)
-	if m.get(checkKey{100}) == nil {
-		t.Fatal("the output was not kept at all")
-	}
-	m.parsed(checkKey{100}, big, []any{}, true)
-	kept := 0
-	for i := range 10 {
-		if m.get(checkKey{byte(i)}) != nil {
-			kept++
-		}
-	}
-	if held, _, max := m.Held(); kept < 5 {
-		t.Errorf("remembering one parse evicted %d of 10 other outputs (and itself: %v); the memory holds %d bytes of %d",
-			10-kept, m.get(checkKey{100}) == nil, held, max)
 	}
 }

@@ -1,6 +1,10 @@
 package render
 
-import "testing"
+import (
+	"testing"
+
+	"gantry.dev/gantry/boundary"
+)
 
 // TestMergeKeyIsNotInert: "<<" is an inert string (no indicator inert() knows), but in key
 // position it is YAML 1.1's merge key: the map the template put under the tenant's key is
@@ -8,8 +12,8 @@ import "testing"
 // passes without parsing; A's spec has the template's nested keys (hostNetwork) at its own
 // level, where B has one key holding a map.
 func TestMergeKeyIsNotInert(t *testing.T) {
-	SetCheckMemory(0)
-	defer SetCheckMemory(DefaultCheckMemory)
+	boundary.SetMemory(0)
+	defer boundary.SetMemory(boundary.DefaultMemory)
 	b := configMapBlueprint(t, "  k: v\nspec:\n  replicas: 1\n{{- range $name, $l := .Values.listeners }}\n  {{ $name }}:\n    hostNetwork: true\n    port: {{ $l.port }}\n{{- end }}\n")
 	out, err := b.RenderGateway(tenantInput("web", map[string]any{"listeners": map[string]any{"<<": map[string]any{"port": 80}}}))
 	if err == nil {

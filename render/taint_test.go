@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/boundary"
 	"gantry.dev/gantry/render"
 )
 
@@ -30,8 +31,8 @@ func TestTaintedStrings(t *testing.T) {
 		"enc":  "LSBmb28=",
 		"":     "empty key",
 	}
-	got := render.TaintedStrings(values, tenant)
-	want := []render.Tainted{
+	got := boundary.TaintedStrings(values, tenant)
+	want := []boundary.Tainted{
 		{Value: "empty key", Origin: tenant("")},
 		{Value: "a", Origin: tenant("a") + " (a key)"},
 		{Value: "b", Origin: tenant("a.b") + " (a key)"},
@@ -167,7 +168,7 @@ func TestInjection(t *testing.T) {
 				values[k] = v
 			}
 			in := input(values)
-			in.Tainted = render.TaintedStrings(values, tenant)
+			in.Tainted = boundary.TaintedStrings(values, tenant)
 			out, err := b.RenderGateway(in)
 			if err == nil {
 				t.Fatalf("RenderGateway = %v, want error %q", out.Objects, tt.want)
@@ -184,7 +185,7 @@ func TestInjectionInvalidYAML(t *testing.T) {
 	b := mustCompile(t, gatewaySpec(map[string]string{"t": deployment("serviceAccountName: {{ .Values.sa }}")}))
 	values := map[string]any{"note": "", "sa": "x\n  - y: ["}
 	in := input(values)
-	in.Tainted = render.TaintedStrings(values, tenant)
+	in.Tainted = boundary.TaintedStrings(values, tenant)
 	_, err := b.RenderGateway(in)
 	prefix := "blueprint bp: gatewayTemplate.resourceTemplates.t: document 1: " + tenant("sa") + ": output is not valid YAML once this value is inserted ("
 	suffix := "); the template must quote it, e.g. `| quote`"
@@ -199,7 +200,7 @@ func TestInjectionThroughObjects(t *testing.T) {
 	b := mustCompile(t, gatewaySpec(map[string]string{"t": template}))
 	in := input(map[string]any{"note": ""})
 	in.Gateway["metadata"].(map[string]any)["annotations"] = map[string]any{"gantry.dev/sa": "x\n    hostNetwork: true"}
-	in.Tainted = render.TaintedStrings(in.Gateway, func(p string) string { return "Gateway team-a/web field " + p })
+	in.Tainted = boundary.TaintedStrings(in.Gateway, func(p string) string { return "Gateway team-a/web field " + p })
 	_, err := b.RenderGateway(in)
 	if want := changed("t", "Gateway team-a/web field metadata.annotations.gantry.dev/sa"); err == nil || err.Error() != want {
 		t.Errorf("error\n got %v\nwant %s", err, want)
@@ -213,7 +214,7 @@ func TestInjectionIntoStatus(t *testing.T) {
 	b := mustCompile(t, spec)
 	values := map[string]any{"ip": "192.0.2.1\n- value: 203.0.113.66"}
 	in := input(values)
-	in.Tainted = render.TaintedStrings(values, tenant)
+	in.Tainted = boundary.TaintedStrings(values, tenant)
 	_, err := b.RenderGateway(in)
 	want := "blueprint bp: gatewayTemplate.status.template: " + tenant("ip") + ": this value changed the YAML structure of the status; the template must quote it"
 	if err == nil || err.Error() != want {
@@ -255,7 +256,7 @@ func TestTenantStringsAsData(t *testing.T) {
 		t.Run(v, func(t *testing.T) {
 			values := map[string]any{"v": v}
 			in := input(values)
-			in.Tainted = render.TaintedStrings(values, tenant)
+			in.Tainted = boundary.TaintedStrings(values, tenant)
 			if len(in.Tainted) != 2 {
 				t.Fatalf("TaintedStrings(%q) = %q, want the key and the value", v, in.Tainted)
 			}
@@ -283,7 +284,7 @@ func TestTenantStringsAsData(t *testing.T) {
 		t.Run("unquoted "+v, func(t *testing.T) {
 			values := map[string]any{"v": v}
 			in := input(values)
-			in.Tainted = render.TaintedStrings(values, tenant)
+			in.Tainted = boundary.TaintedStrings(values, tenant)
 			out, err := unquoted.RenderGateway(in)
 			if err != nil {
 				t.Fatalf("RenderGateway: %v", err)
@@ -311,7 +312,7 @@ func TestTransformedInjection(t *testing.T) {
 			value := "  x\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: pwned\n  "
 			values := map[string]any{"sa": value}
 			_, err = bp.RenderGateway(&render.Input{Values: values, Gateway: map[string]any{}, Namespace: "ns",
-				Tainted: render.TaintedStrings(values, func(p string) string { return "GatewayConfig ns/web value " + p })})
+				Tainted: boundary.TaintedStrings(values, func(p string) string { return "GatewayConfig ns/web value " + p })})
 			if err == nil || !strings.Contains(err.Error(), "GatewayConfig ns/web value sa") {
 				t.Fatalf("%s of an injected value: err = %v, want an error naming the GatewayConfig value", fn, err)
 			}

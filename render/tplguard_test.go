@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"gantry.dev/gantry/boundary"
 	"gantry.dev/gantry/render"
 )
 
@@ -29,7 +30,7 @@ func TestTenantTextNeverRunsAsCode(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := mustCompile(t, gatewaySpec(map[string]string{"t": configMap("cm", tt.line)}))
 			in := input(map[string]any{"v": tt.value, "token": secret})
-			in.Tainted = render.TaintedStrings(map[string]any{"v": tt.value}, tenant)
+			in.Tainted = boundary.TaintedStrings(map[string]any{"v": tt.value}, tenant)
 			out, err := b.RenderGateway(in)
 			if err == nil {
 				t.Fatalf("RenderGateway = %v, want the tenant's code refused", out.Objects[0].Object["data"])
@@ -54,7 +55,7 @@ func TestTenantTextNeverRunsAsCode(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := mustCompile(t, gatewaySpec(map[string]string{"t": configMap("cm", tt.line)}))
 			in := input(map[string]any{"v": "web and more", "greeting": "hello {{ .Values.v }}"})
-			in.Tainted = render.TaintedStrings(map[string]any{"v": "web and more"}, tenant)
+			in.Tainted = boundary.TaintedStrings(map[string]any{"v": "web and more"}, tenant)
 			out, err := b.RenderGateway(in)
 			if err != nil {
 				t.Fatalf("RenderGateway: %v", err)
@@ -88,7 +89,7 @@ func TestErrorsShowNoPlatformValues(t *testing.T) {
 		for _, line := range lines {
 			b := mustCompile(t, gatewaySpec(map[string]string{"t": configMap("cm", "owner: platform", line)}))
 			in := input(map[string]any{"v": v, "token": secret})
-			in.Tainted = render.TaintedStrings(map[string]any{"v": v}, tenant)
+			in.Tainted = boundary.TaintedStrings(map[string]any{"v": v}, tenant)
 			_, err := b.RenderGateway(in)
 			if err != nil && strings.Contains(err.Error(), secret) {
 				t.Errorf("line %q, value %q: the error shows the platform's value: %v", line, v, err)
@@ -106,8 +107,8 @@ func TestPlatformTemplateTextFindsItsKeys(t *testing.T) {
 	b := mustCompile(t, gatewaySpec(map[string]string{"t": configMap("cm", "motd: {{ tpl .Values.motd . | quote }}", "nested: {{ tpl (tpl .Values.wrap .) . | quote }}")}))
 	values := map[string]any{"motd": "Welcome to {{ .Gateway.metadata.name }}", "wrap": "{{ .Values.inner }}", "inner": "hello", "x": int64(1)}
 	in := input(values)
-	in.Tainted = render.TaintedStrings(map[string]any{"x": int64(1)}, tenant)
-	in.Tainted = append(in.Tainted, render.TaintedStrings(in.Gateway, func(p string) string { return "Gateway team-a/web field " + p })...)
+	in.Tainted = boundary.TaintedStrings(map[string]any{"x": int64(1)}, tenant)
+	in.Tainted = append(in.Tainted, boundary.TaintedStrings(in.Gateway, func(p string) string { return "Gateway team-a/web field " + p })...)
 	out, err := b.RenderGateway(in)
 	if err != nil {
 		t.Fatalf("RenderGateway: %v", err)

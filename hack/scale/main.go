@@ -38,12 +38,12 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/boundary"
 	"gantry.dev/gantry/controllers"
 	"gantry.dev/gantry/desired"
 	"gantry.dev/gantry/internal/cli"
 	"gantry.dev/gantry/internal/testenv"
 	"gantry.dev/gantry/manifests"
-	"gantry.dev/gantry/render"
 )
 
 const (
@@ -196,16 +196,16 @@ func measure(n int) (*Result, error) {
 		return nil, err
 	}
 	// Offline first, on the same objects, before an API server competes for the CPU.
-	rendered0, remembered0 := render.CheckRenders()
+	rendered0, remembered0 := boundary.Renders()
 	if err := offline(objs, res); err != nil {
 		return nil, err
 	}
-	rendered1, remembered1 := render.CheckRenders()
+	rendered1, remembered1 := boundary.Renders()
 	res.OfflineCheckRenders, res.OfflineCheckRemembered = rendered1-rendered0, remembered1-remembered0
 	if offlineProfileFile != "" {
 		return res, nil
 	}
-	render.SetCheckMemory(render.DefaultCheckMemory) // the controller starts with an empty memory
+	boundary.SetMemory(boundary.DefaultMemory) // the controller starts with an empty memory
 	env, cfg, err := testenv.Start()
 	if err != nil {
 		return nil, err

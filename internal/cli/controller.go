@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"gantry.dev/gantry/boundary"
 	"gantry.dev/gantry/controllers"
 	"gantry.dev/gantry/desired"
 	"gantry.dev/gantry/render"
@@ -54,7 +55,7 @@ func newControllerCommand(stderr io.Writer) *cobra.Command {
 	f.IntVar(&o.controllers.GatewayConcurrency, "gateway-concurrency", 4, "Gateways reconciled at once")
 	f.DurationVar(&o.controllers.PolicyStatusInterval, "policy-status-interval", time.Second, "least time between two status writes of one policy")
 	addLimitFlags(f, &o.controllers.RenderLimits)
-	f.IntVar(&o.checkMemory, "render-check-memory", render.DefaultCheckMemory, "bytes of the structure check's memory of placeholder renders, reused when a render's input has the same shape (0: off)")
+	f.IntVar(&o.checkMemory, "render-check-memory", boundary.DefaultMemory, "bytes of the structure check's memory of placeholder renders, reused when a render's input has the same shape (0: off)")
 	f.IntVar(&o.memory, "render-memory", render.DefaultOutputMemory, "bytes of the memory of render outputs by their whole input: a reconcile whose input did not change does not render again (0: off)")
 	f.StringVar(&o.logLevel, "log-level", "info", "info or debug")
 	f.BoolVar(&o.development, "log-development", false, "human-readable console logs instead of JSON")
@@ -74,7 +75,7 @@ func (o *controllerOptions) run(cmd *cobra.Command, stderr io.Writer) error {
 	if o.checkMemory < 0 {
 		return usagef("--render-check-memory must be 0 or more, not %d", o.checkMemory)
 	}
-	render.SetCheckMemory(o.checkMemory)
+	boundary.SetMemory(o.checkMemory)
 	switch {
 	case o.memory < 0:
 		return usagef("--render-memory must be 0 or more, not %d", o.memory)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"gantry.dev/gantry/boundary"
 	"gantry.dev/gantry/internal/cli"
 	"gantry.dev/gantry/internal/install"
 	"gantry.dev/gantry/internal/testenv"
@@ -44,7 +45,7 @@ func TestChartRenderLimits(t *testing.T) {
 		fmt.Sprintf("--render-max-loop=%d", d.MaxLoop),
 		fmt.Sprintf("--render-max-steps=%d", d.MaxSteps),
 		fmt.Sprintf("--render-max-alloc=%d", d.MaxAlloc),
-		fmt.Sprintf("--render-check-memory=%d", render.DefaultCheckMemory),
+		fmt.Sprintf("--render-check-memory=%d", boundary.DefaultMemory),
 		fmt.Sprintf("--render-memory=%d", render.DefaultOutputMemory),
 		fmt.Sprintf("--kube-api-qps=%d", cli.DefaultKubeAPIQPS), // the binary's own client limit
 	} {

@@ -5,6 +5,7 @@
 package yamltext
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -164,4 +165,15 @@ func looksLikeTimestamp(s string) bool {
 		i++
 	}
 	return i == 4 && i < len(s) && s[i] == '-'
+}
+
+// JSONKey is the JSON key a YAML key of yaml/v2 becomes, as the engine's parse makes it.
+func JSONKey(k any) string {
+	switch k := k.(type) {
+	case string:
+		return k
+	case nil:
+		return "null"
+	}
+	return fmt.Sprint(k)
 }

@@ -1,82 +1,12 @@
-package render
+package boundary
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"text/template"
-	"text/template/parse"
-
-	"gantry.dev/gantry/internal/tmplwalk"
-	"gantry.dev/gantry/internal/yamltext"
 )
-
-// Tainted is a tenant value and where it came from, e.g. Origin
-// `GatewayConfig team-a/web value name` or `Gateway team-a/web field metadata.annotations.x`.
-// A string (a value or a key) is Value; a number or a bool is Scalar (int64, float64 or bool),
-// with its text in Value: numbers and bools are tenant input as much as strings (a number can
-// be an indentation, a bool a branch).
-type Tainted struct {
-	Value  string
-	Origin string
-	Scalar any
-}
-
-// TaintedStrings collects the non-empty strings and map keys, the numbers and the bools of a
-// value tree, each with an origin built from its path. Every one counts, however harmless it looks: a template can turn
-// any string into another (b64dec, replace, tpl), so the check cannot tell from the string
-// alone which ones are safe.
-func TaintedStrings(v any, origin func(path string) string) []Tainted {
-	var out []Tainted
-	var walk func(v any, path string)
-	walk = func(v any, path string) {
-		switch v := v.(type) {
-		case map[string]any:
-			keys := make([]string, 0, len(v))
-			for k := range v {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				at := join(path, k)
-				if k != "" {
-					out = append(out, Tainted{Value: k, Origin: origin(at) + " (a key)"})
-				}
-				walk(v[k], at)
-			}
-		case []any:
-			for i, e := range v {
-				walk(e, path+"["+strconv.Itoa(i)+"]")
-			}
-		case string:
-			if v != "" {
-				out = append(out, Tainted{Value: v, Origin: origin(path)})
-			}
-		case bool, int, int64, float64:
-			out = append(out, TaintedScalar(v, origin(path)))
-		}
-	}
-	walk(v, "")
-	return out
-}
-
-// TaintedScalar is a tenant number or bool.
-func TaintedScalar(v any, origin string) Tainted {
-	if i, ok := v.(int); ok {
-		v = int64(i)
-	}
-	return Tainted{Value: fmt.Sprint(v), Origin: origin, Scalar: v}
-}
-
-func join(path, k string) string {
-	if path == "" {
-		return k
-	}
-	return path + "." + k
-}
 
 // inert reports whether a string put anywhere in YAML text in place of a plain word (inside a
 // plain, quoted or block scalar, or a key) leaves the text's structure as it is: no line break
@@ -153,9 +83,9 @@ const placeholderPrefix = "qz"
 // otherPrefix starts C's placeholders (see identity.go): other words that sort as B's do.
 const otherPrefix, otherSuffix = "qy", "x"
 
-// substitution maps each distinct tenant string to its placeholder, a plain word that YAML
+// Substitution maps each distinct tenant string to its placeholder, a plain word that YAML
 // reads as one string in any context.
-type substitution struct {
+type Substitution struct {
 	originals []string       // distinct tenant strings, sorted; placeholder i stands for originals[i]
 	index     map[string]int // original → i
 	origins   []string       // where originals[i] first came from
@@ -186,10 +116,10 @@ type substitution struct {
 	pfx, sfx string
 }
 
-func newSubstitution(tainted []Tainted, keep map[string]bool) *substitution {
+func NewSubstitution(tainted []Tainted, keep map[string]bool) *Substitution {
 	// One map serves twice: first from each distinct string to its first Tainted, then to its
 	// place in sorted order (a second map of origins was a twentieth of a render's garbage).
-	s := &substitution{index: make(map[string]int, len(tainted)), keep: keep, allInert: true, pfx: placeholderPrefix,
+	s := &Substitution{index: make(map[string]int, len(tainted)), keep: keep, allInert: true, pfx: placeholderPrefix,
 		bools: [2]int{-1, -1}, flip: true, numBase: numberBase}
 	numFirst := map[any]int{}
 	boolFirst := [2]int{-1, -1}
@@ -241,9 +171,9 @@ func newSubstitution(tainted []Tainted, keep map[string]bool) *substitution {
 	return s
 }
 
-// holders names every source in tainted of s's i-th tenant value (a string, a number or a bool,
-// in the order newSubstitution numbers them), in input order; nil when there is one only.
-func (s *substitution) holders(i int, tainted []Tainted) []string {
+// Holders names every source in tainted of s's i-th tenant value (a string, a number or a bool,
+// in the order NewSubstitution numbers them), in input order; nil when there is one only.
+func (s *Substitution) Holders(i int, tainted []Tainted) []string {
 	var match func(t Tainted) bool
 	switch {
 	case i < len(s.originals):
@@ -268,8 +198,8 @@ func (s *substitution) holders(i int, tainted []Tainted) []string {
 	return out
 }
 
-// total is how many tenant values s substitutes, without a limit.
-func (s *substitution) total() int { return len(s.origins) }
+// Total is how many tenant values s substitutes, without a limit.
+func (s *Substitution) Total() int { return len(s.origins) }
 
 func boolIndex(b bool) int {
 	if b {
@@ -320,7 +250,7 @@ func toFloat(v any) float64 {
 // for a float), C's otherNumberBase + numberStep*j. B's are six digits, which text/template
 // prints as they are whether a template holds them as an int or as a float (fromJson makes
 // floats; a float of seven digits or more prints with an exponent), so that identity.go and
-// restore find them in text; they are far from any number a template writes. A template that
+// Restore find them in text; they are far from any number a template writes. A template that
 // uses a tenant number as a width (nindent, repeat) meets a budget with them, which fails the
 // render: such a template lets the tenant shape the output.
 const (
@@ -331,8 +261,8 @@ const (
 	visibleNumbers = 9_999
 )
 
-// num returns the placeholder of a tenant number, or the number itself.
-func (s *substitution) num(v any) any {
+// Num returns the placeholder of a tenant number, or the number itself.
+func (s *Substitution) Num(v any) any {
 	if i, ok := v.(int); ok {
 		v = int64(i)
 	}
@@ -347,8 +277,8 @@ func (s *substitution) num(v any) any {
 	return p
 }
 
-// boolean returns B's stand-in for a tenant bool (its opposite), or the bool itself.
-func (s *substitution) boolean(v bool) bool {
+// Boolean returns B's stand-in for a tenant bool (its opposite), or the bool itself.
+func (s *Substitution) Boolean(v bool) bool {
 	if at := s.bools[boolIndex(v)]; s.flip && at >= 0 && at < s.limit {
 		return !v
 	}
@@ -356,7 +286,7 @@ func (s *substitution) boolean(v bool) bool {
 }
 
 // numberPlaceholder reports which tenant number a number of B's output stands for.
-func (s *substitution) numberPlaceholder(v int64) (j int, ok bool) {
+func (s *Substitution) numberPlaceholder(v int64) (j int, ok bool) {
 	d := v - s.numBase
 	if d < 0 || d%numberStep != 0 || d/numberStep >= int64(len(s.nums)) {
 		return 0, false
@@ -367,7 +297,7 @@ func (s *substitution) numberPlaceholder(v int64) (j int, ok bool) {
 
 // nextNumber finds the first of B's number placeholders printed in text: where it starts, its
 // length, and the text of the number it stands for, as text/template prints it.
-func (s *substitution) nextNumber(text string) (at, n int, original string, ok bool) {
+func (s *Substitution) nextNumber(text string) (at, n int, original string, ok bool) {
 	if len(s.nums) == 0 {
 		return 0, 0, "", false
 	}
@@ -403,40 +333,40 @@ func (s *substitution) nextNumber(text string) (at, n int, original string, ok b
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// other is the same substitution with other placeholders (C's), which sort as B's do.
-func (s *substitution) other() *substitution {
+// Other is the same substitution with other placeholders (C's), which sort as B's do.
+func (s *Substitution) Other() *Substitution {
 	c := *s
 	c.pfx, c.sfx, c.numBase, c.flip = otherPrefix, otherSuffix, otherNumberBase, false
 	return &c
 }
 
-// prefix is the same substitution limited to the first n originals.
-func (s *substitution) prefix(n int) *substitution {
+// Prefix is the same Substitution limited to the first n originals.
+func (s *Substitution) Prefix(n int) *Substitution {
 	c := *s
 	c.limit = n
 	return &c
 }
 
-func (s *substitution) placeholder(i int) string {
+func (s *Substitution) placeholder(i int) string {
 	n := strconv.Itoa(i)
 	return s.pfx + strings.Repeat("0", s.width-len(n)) + n + s.sfx
 }
 
-// str returns the placeholder of a tenant string, or the string itself.
-func (s *substitution) str(v string) string {
+// Str returns the placeholder of a tenant string, or the string itself.
+func (s *Substitution) Str(v string) string {
 	if i, ok := s.index[v]; ok && i < s.limit {
 		return s.placeholder(i)
 	}
 	return v
 }
 
-// copyValue copies a JSON-typed value tree with tenant strings and keys replaced: B's input,
+// CopyValue copies a JSON-typed value tree with tenant strings and keys replaced: B's input,
 // made by the same single copy that shields the caller's values from set and unset.
-func (s *substitution) copyValue(v any) any { return s.copyAt(v, everywhere) }
+func (s *Substitution) CopyValue(v any) any { return s.CopyAt(v, Everywhere) }
 
 // placeholderScan walks the placeholders of B in a text, strings' and numbers' in order.
 type placeholderScan struct {
-	s    *substitution
+	s    *Substitution
 	text string
 	// numAt, numOrig: the next number placeholder at or after the position (numAt < 0: none
 	// left), found once and kept until passed, so that a text with many strings and no number
@@ -482,82 +412,40 @@ func (p *placeholderScan) next(from int) (at, n int, original string, safe, ok b
 	return at, n, original, safe, at >= 0
 }
 
-// KeyTree marks where a tenant's keys are in a values tree: under Keys, the keys a tenant
-// wrote at that level (a key the platform wrote too is the tenant's as well: it cannot be told
-// apart); All, a subtree the tenant wrote whole.
-type KeyTree struct {
-	All  bool
-	Keys map[string]*KeyTree
-}
-
-// Add marks the keys of path as the tenant's, and what is under it as the tenant's whole.
-func (t *KeyTree) Add(path []string) {
-	for _, k := range path {
-		if t.All {
-			return
-		}
-		if t.Keys == nil {
-			t.Keys = map[string]*KeyTree{}
-		}
-		next := t.Keys[k]
-		if next == nil {
-			next = &KeyTree{}
-			t.Keys[k] = next
-		}
-		t = next
-	}
-	t.All = true
-}
-
-// at is the tree under key k, nil when no tenant key is under it.
-func (t *KeyTree) at(k string) *KeyTree {
-	if t == nil {
-		return nil
-	}
-	if t.All {
-		return t
-	}
-	return t.Keys[k]
-}
-
-// everywhere marks every key as the tenant's: keys equal to a tenant string are replaced
-// wherever they are (every tree but .Values with Input.TenantKeys).
-var everywhere = &KeyTree{All: true}
-
-// copyAt is copyValue with keys replaced only where t marks the tenant's (strings, numbers and
+// CopyAt is CopyValue with keys replaced only where t marks the tenant's (strings, numbers and
 // bools are replaced wherever they are).
-func (s *substitution) copyAt(v any, t *KeyTree) any {
+func (s *Substitution) CopyAt(v any, t *KeyTree) any {
 	switch v := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, e := range v {
-			sub := t.at(k)
+			sub := t.At(k)
 			if sub != nil && !s.keep[k] {
-				k = s.str(k)
+				k = s.Str(k)
 			}
-			out[k] = s.copyAt(e, sub)
+			out[k] = s.CopyAt(e, sub)
 		}
 		return out
 	case []any:
 		out := make([]any, len(v))
 		for i, e := range v {
-			out[i] = s.copyAt(e, t)
+			out[i] = s.CopyAt(e, t)
 		}
 		return out
 	case string:
-		return s.str(v)
+		return s.Str(v)
 	case bool:
-		return s.boolean(v)
+		return s.Boolean(v)
 	case int, int64, float64:
-		return s.num(v)
+		return s.Num(v)
 	default:
 		return v
 	}
 }
 
-// restore replaces every placeholder in text by its original, in one pass. inertOnly reports
+// Restore replaces every placeholder in text by its original, in one pass. inertOnly reports
 // whether each one it replaced is interchangeable with its original.
-func (s *substitution) restore(text string) (restored string, inertOnly bool) {
+func (s *Substitution) Restore(text string) (restored string, inertOnly bool) {
 	p := placeholderScan{s: s, text: text, numAt: -1}
 	at, n, o, safe, ok := p.next(0)
 	if !ok {
@@ -578,10 +466,10 @@ func (s *substitution) restore(text string) (restored string, inertOnly bool) {
 	return b.String(), inertOnly
 }
 
-// restoresTo reports whether text with every placeholder replaced by its original is want,
+// RestoresTo reports whether text with every placeholder replaced by its original is want,
 // each original interchangeable: restore(text) == want with inertOnly, compared as it goes,
 // without building the restored text (a copy of every template's output, for the common case).
-func (s *substitution) restoresTo(text, want string) bool {
+func (s *Substitution) RestoresTo(text, want string) bool {
 	p := placeholderScan{s: s, text: text, numAt: -1}
 	last := 0
 	for {
@@ -601,7 +489,7 @@ func (s *substitution) restoresTo(text, want string) bool {
 }
 
 // number reads a placeholder's number at the start of text.
-func (s *substitution) number(text string) (int, bool) {
+func (s *Substitution) number(text string) (int, bool) {
 	if len(text) < s.width {
 		return 0, false
 	}
@@ -612,110 +500,11 @@ func (s *substitution) number(text string) (int, bool) {
 	return i, true
 }
 
-// holds reports whether text holds a placeholder of B.
-func (s *substitution) holds(text string) bool {
+// Holds reports whether text holds a placeholder of B.
+func (s *Substitution) Holds(text string) bool {
 	p := placeholderScan{s: s, text: text, numAt: -1}
 	_, _, _, _, ok := p.next(0)
 	return ok
-}
-
-// templateWords collects the names a template set spells out: fields (`.Values.service`),
-// variable fields and string constants (`index .Gateway.metadata.labels "app"`). Map keys with
-// these names keep them in B, so that the templates still find what they look up.
-func templateWords(t *template.Template) map[string]bool {
-	words := map[string]bool{}
-	tmplwalk.All(t, wordsOf(words))
-	keepable(words)
-	return words
-}
-
-// wordsOf adds to words the names a parse node spells out (see templateWords).
-func wordsOf(words map[string]bool) func(parse.Node) {
-	return func(n parse.Node) {
-		switch n := n.(type) {
-		case *parse.FieldNode:
-			for _, w := range n.Ident {
-				words[w] = true
-			}
-		case *parse.ChainNode:
-			for _, w := range n.Field {
-				words[w] = true
-			}
-		case *parse.VariableNode:
-			for _, w := range n.Ident[1:] {
-				words[w] = true
-			}
-		case *parse.StringNode:
-			// A constant YAML does not read as the string it is (`on`, `yes`, `~`, `0x1F`,
-			// which a template may compare a value with) would keep a tenant key that YAML
-			// retypes; names of fields are kept whatever they are, lookups need them.
-			if n.Text != "" && yamltext.ReadsAsString(n.Text) {
-				words[n.Text] = true
-			}
-		case *parse.TemplateNode:
-			words[n.Name] = true
-		}
-	}
-}
-
-// keepable drops the words no tenant key may keep in B: one that could change structure
-// itself (a "\n" the template passes to replace) is no name to look up. A tenant key equal to
-// one is still replaced.
-func keepable(words map[string]bool) {
-	maps.DeleteFunc(words, func(w string, _ bool) bool { return w == "" || !inert(w) })
-}
-
-// platformTemplateWords adds to b.words the names spelled out by the template texts among the
-// platform's values (strings with an action that are no tenant's), which a blueprint runs
-// through tpl: `motd: "Welcome to {{ .Gateway.metadata.name }}"` must find .Gateway.metadata
-// in the stand-in renders as the real one does. It returns b.words itself when there are none.
-func platformTemplateWords(base map[string]bool, values map[string]any, tainted []Tainted) map[string]bool {
-	var texts []string
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			for _, e := range v {
-				walk(e)
-			}
-		case []any:
-			for _, e := range v {
-				walk(e)
-			}
-		case string:
-			if strings.Contains(v, "{{") {
-				texts = append(texts, v)
-			}
-		}
-	}
-	walk(values)
-	if len(texts) == 0 {
-		return base
-	}
-	tenant := make(map[string]bool, len(tainted))
-	for _, t := range tainted {
-		if t.Scalar == nil {
-			tenant[t.Value] = true
-		}
-	}
-	words := map[string]bool{}
-	for _, text := range texts {
-		if tenant[text] {
-			continue // the tenant's: its names are no reason to keep anything
-		}
-		tree := parse.New("platform")
-		tree.Mode = parse.SkipFuncCheck
-		if _, err := tree.Parse(text, "", "", map[string]*parse.Tree{}); err != nil || tree.Root == nil {
-			continue
-		}
-		tmplwalk.Inspect(tree.Root, wordsOf(words))
-	}
-	keepable(words)
-	if len(words) == 0 {
-		return base
-	}
-	maps.Copy(words, base)
-	return words
 }
 
 // cutShort reports whether a scalar of A is B's scalar, with its placeholders put back,

@@ -1,4 +1,4 @@
-package render
+package boundary
 
 import (
 	"fmt"
@@ -102,10 +102,10 @@ func ordered(v any) any {
 // cText renders C's text for the same template, on first use; ok false when C could not be
 // rendered.
 type identityCheck struct {
-	sub    *substitution
-	cText  func() (text string, ok bool)
-	status bool // the status template's output: one document, or nothing
-	c      struct {
+	sub   *Substitution
+	cText func() (text string, ok bool)
+	out   Output // how the template's output is parsed, and whether it is the status
+	c     struct {
 		done, ok         bool
 		text             string
 		json, ordered    []any
@@ -155,9 +155,9 @@ func (m *identityCheck) jnode(a, b any) verdict {
 			return unlike
 		}
 		for k, be := range bv {
-			key, tenant := k, m.sub.holds(k)
+			key, tenant := k, m.sub.Holds(k)
 			if tenant {
-				key, _ = m.sub.restore(k)
+				key, _ = m.sub.Restore(k)
 			}
 			ae, ok := av[key]
 			if !ok {
@@ -222,7 +222,7 @@ func (m *identityCheck) tenantScalar(a, b any) bool {
 	if !isString {
 		return true
 	}
-	restored, _ := m.sub.restore(bs)
+	restored, _ := m.sub.Restore(bs)
 	return !cutShort(a.(string), restored)
 }
 
@@ -242,11 +242,7 @@ func (m *identityCheck) atCJSON() (any, bool) {
 	if !m.c.jsonDone {
 		m.c.jsonDone = true
 		if text, ok := m.render(); ok {
-			parse := parseDocuments
-			if m.status {
-				parse = parseStatus
-			}
-			docs, _, err := parse(text)
+			docs, _, err := m.out.Parse(text)
 			m.c.json, m.c.jsonOK = docs, err == nil
 		}
 	}
@@ -339,7 +335,7 @@ func (m *identityCheck) mapping(a, b yamlv2.MapSlice) bool {
 		if collection(p.Key) {
 			return false // a complex key: no object has one
 		}
-		if k := jsonKey(p.Key); seen[k] {
+		if k := yamltext.JSONKey(p.Key); seen[k] {
 			return false // two keys that read as one JSON key: which one wins is chance
 		} else {
 			seen[k] = true
@@ -352,8 +348,8 @@ func (m *identityCheck) mapping(a, b yamlv2.MapSlice) bool {
 	for j, p := range b {
 		pairedA[j] = -1
 		k := p.Key
-		if s, ok := k.(string); ok && m.sub.holds(s) {
-			k, _ = m.sub.restore(s)
+		if s, ok := k.(string); ok && m.sub.Holds(s) {
+			k, _ = m.sub.Restore(s)
 		}
 		if i, ok := at[k]; ok && !used[i] {
 			pairedA[j], used[i] = i, true
@@ -415,7 +411,7 @@ func (m *identityCheck) tenant(b any) bool {
 	var n int64
 	switch b := b.(type) {
 	case string:
-		return m.sub.holds(b)
+		return m.sub.Holds(b)
 	case int:
 		n = int64(b)
 	case int64:
@@ -440,7 +436,7 @@ func (m *identityCheck) atC() (any, bool) {
 	if !m.c.orDone {
 		m.c.orDone = true
 		if text, ok := m.render(); ok {
-			docs, err := orderedDocuments(text, m.status)
+			docs, err := orderedDocuments(text, m.out.Status)
 			m.c.ordered, m.c.orderOK = docs, err == nil
 		}
 	}
@@ -494,15 +490,4 @@ func jsonType(v any) byte {
 		return '0'
 	}
 	return '?'
-}
-
-// jsonKey is the JSON key a YAML key becomes, as jsonValue makes it.
-func jsonKey(k any) string {
-	switch k := k.(type) {
-	case string:
-		return k
-	case nil:
-		return "null"
-	}
-	return fmt.Sprint(k)
 }

@@ -1,4 +1,4 @@
-package render
+package boundary
 
 import (
 	"slices"
@@ -16,9 +16,9 @@ import (
 // names, in the same places. Only text and string and number literals may differ, and a
 // tenant string can be nothing else in B: a placeholder is a plain word.
 
-// codeShape is the shape of the templates a tpl text defined: every node with its names, with
+// CodeShape is the shape of the templates a tpl text defined: every node with its names, with
 // the content of text and literals left out.
-func codeShape(t, base *template.Template) string {
+func CodeShape(t, base *template.Template) string {
 	var b strings.Builder
 	tt := t.Templates()
 	slices.SortFunc(tt, func(a, c *template.Template) int { return strings.Compare(a.Name(), c.Name()) })
@@ -106,4 +106,23 @@ func shapeBranch(b *strings.Builder, n *parse.BranchNode) {
 		b.WriteString("else")
 		shapeOf(b, n.ElseList)
 	}
+}
+
+// PlainText reports whether the templates a tpl text defined (see CodeShape) are text alone:
+// no action, no define. It reads the parse before instrument adds its step counters.
+func PlainText(t, base *template.Template) bool {
+	for _, n := range t.Templates() {
+		if old := base.Lookup(n.Name()); (old != nil && old.Tree == n.Tree) || n.Tree == nil {
+			continue
+		}
+		if n.Name() != "tpl" || n.Tree.Root == nil {
+			return false
+		}
+		for _, node := range n.Tree.Root.Nodes {
+			if _, ok := node.(*parse.TextNode); !ok {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -1,4 +1,4 @@
-package render
+package boundary
 
 import (
 	"reflect"
@@ -21,8 +21,8 @@ const (
 	loopUntilStep = "gantryUntilStep"
 )
 
-// decisionFuncs are the stand-ins the template set is parsed with; each execution binds its own.
-func decisionFuncs() template.FuncMap {
+// DecisionFuncs are the stand-ins the template set is parsed with; each execution binds its own.
+func DecisionFuncs() template.FuncMap {
 	return template.FuncMap{
 		decideIf:   func(_ int, v any) bool { t, _ := template.IsTrue(v); return t },
 		decideWith: func(_ int, v any) any { return v },
@@ -38,12 +38,12 @@ func decisionFuncs() template.FuncMap {
 	}
 }
 
-// rewriteDecisions numbers every `if` and `with` (an `else if` and `else with` too) of every
+// RewriteDecisions numbers every `if` and `with` (an `else if` and `else with` too) of every
 // template in the set and appends a call of a decision function to its pipeline:
 // `if PIPE` becomes `if PIPE | gantryDecideIf N`. text/template has no hook for this; its parse
 // trees are exported so that tools can rewrite them, and a rewrite holds for every template,
 // whatever it does, where a list of known patterns would not.
-func rewriteDecisions(t *template.Template) {
+func RewriteDecisions(t *template.Template) {
 	id := 0
 	for _, tt := range t.Templates() {
 		if tt.Tree == nil || tt.Tree.Root == nil {
@@ -110,25 +110,25 @@ func rewriteDecisions(t *template.Template) {
 	}
 }
 
-// decisions is what one template's render decided at each conditional, in order, by number:
+// Decisions is what one template's render decided at each conditional, in order, by number:
 // 1 or 0 for a branch, the arguments for a loop.
-type decisions map[int][]int64
+type Decisions map[int][]int64
 
-// decider records a render's decisions, or replays recorded ones.
-type decider struct {
-	replay decisions // nil while recording
-	log    decisions
+// Decider records a render's decisions, or replays recorded ones.
+type Decider struct {
+	replay Decisions // nil while recording
+	log    Decisions
 	next   map[int]int
 }
 
-// start begins a template's render: recording when replay is nil, replaying it otherwise.
-func (d *decider) start(replay decisions) {
-	d.replay, d.log, d.next = replay, decisions{}, map[int]int{}
+// Start begins a template's render: recording when replay is nil, replaying it otherwise.
+func (d *Decider) Start(replay Decisions) {
+	d.replay, d.log, d.next = replay, Decisions{}, map[int]int{}
 }
 
 // decide returns the decision at conditional id: the recorded one when replaying and there is
 // one (a `tpl` body or a loop that differs has none: then the value decides), else v's truth.
-func (d *decider) decide(id int, v any) bool {
+func (d *Decider) decide(id int, v any) bool {
 	truth, _ := template.IsTrue(v)
 	var n int64
 	if truth {
@@ -139,7 +139,7 @@ func (d *decider) decide(id int, v any) bool {
 
 // decideInts returns the numbers decided at id: the recorded ones when replaying and there are
 // some, else vs.
-func (d *decider) decideInts(id int, vs ...int64) []int64 {
+func (d *Decider) decideInts(id int, vs ...int64) []int64 {
 	if d.replay != nil {
 		if n := d.next[id]; n+len(vs) <= len(d.replay[id]) {
 			d.next[id] = n + len(vs)
@@ -153,9 +153,9 @@ func (d *decider) decideInts(id int, vs ...int64) []int64 {
 	return vs
 }
 
-// loopFuncs binds the loops whose counts are decisions to d, over the execution's bounded
+// LoopFuncs binds the loops whose counts are decisions to d, over the execution's bounded
 // until and untilStep.
-func (d *decider) loopFuncs(bounded template.FuncMap) template.FuncMap {
+func (d *Decider) LoopFuncs(bounded template.FuncMap) template.FuncMap {
 	until := bounded["until"].(func(int) ([]int, error))
 	untilStep := bounded["untilStep"].(func(int, int, int) ([]int, error))
 	return template.FuncMap{
@@ -169,8 +169,8 @@ func (d *decider) loopFuncs(bounded template.FuncMap) template.FuncMap {
 	}
 }
 
-// funcs binds the decision functions to d.
-func (d *decider) funcs() template.FuncMap {
+// Funcs binds the decision functions to d.
+func (d *Decider) Funcs() template.FuncMap {
 	return template.FuncMap{
 		decideIf: func(id int, v any) bool { return d.decide(id, v) },
 		decideTernary: func(id int, a, b any, v bool) any {
@@ -200,3 +200,6 @@ func (d *decider) funcs() template.FuncMap {
 		},
 	}
 }
+
+// Log is what the current template decided so far (recorded since Start with no replay).
+func (d *Decider) Log() Decisions { return d.log }
