@@ -88,6 +88,7 @@ func Gateway(in *Input) (*Result, error) {
 	// (quarantine.go): the render goes on without it, and it is marked failed on its own
 	// status, so that no tenant can stop a Gateway it does not own.
 	q := newQuarantine(gw, in.SetApart)
+	q.routesRead = bp.ReadsRoutes()
 	var (
 		sets     []ListenerSet
 		att      attachment
@@ -125,6 +126,15 @@ func Gateway(in *Input) (*Result, error) {
 		// Gantry's verdicts on the certificateRefs, added after the tenant's strings are taken.
 		flagCertificateRefs(gwMap, gw.Spec.Listeners, "Gateway", gw.Namespace, in.Secrets, in.ReferenceGrants)
 		hostSets = att.hostnamesWithout(q.routeSet(att.accepted))
+		var routes []any
+		if bp.ReadsRoutes() {
+			var routeTainted []boundary.Tainted
+			if routes, routeTainted, err = routesData(att, q, in); err != nil {
+				fatal = err
+				return err
+			}
+			tainted = append(tainted, routeTainted...)
+		}
 		out, err = in.Outputs.RenderGateway(bp, &render.Input{
 			Values:       values.Values,
 			TenantKeys:   tenantKeys(values),
@@ -132,6 +142,7 @@ func Gateway(in *Input) (*Result, error) {
 			ListenerSets: setMaps,
 			Resources:    resources,
 			Hostnames:    hostSets,
+			Routes:       routes,
 			Namespace:    gw.Namespace,
 			Tainted:      append(append(tenantValues(values), tainted...), liveTainted(resources)...),
 			IsNamespaced: in.IsNamespaced,
@@ -164,7 +175,7 @@ func Gateway(in *Input) (*Result, error) {
 		return &Result{Values: values}, fail(ReasonRenderFailed, fmt.Errorf("Gateway %s/%s: a render that passed failed when made again", gw.Namespace, gw.Name))
 	}
 	gwTainted := tainted
-	res := &Result{Values: values, Hostnames: hostSets, Listeners: att.listeners, Routes: att.routes, ListenerSets: sets}
+	res := &Result{Values: values, Hostnames: hostSets, Listeners: att.listeners, Routes: att.routes, ListenerSets: sets, routesRead: bp.ReadsRoutes()}
 	q.report(res, att.accepted)
 	owner := Owner{Kind: "Gateway", NamespacedName: types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}}
 	infra := newMetadataPolicy(gw, in.Blueprint)

@@ -90,6 +90,9 @@ type Result struct {
 	// ListenerSets are the outcomes for the ListenerSets that name the Gateway as their parent,
 	// in listener precedence.
 	ListenerSets []ListenerSet
+	// routesRead is set when the Gateway's templates read .Routes: every attached route then
+	// contributes to its render.
+	routesRead bool
 }
 
 // Object is a rendered object with the template and owner (Gateway or HTTPRoute) it belongs to.

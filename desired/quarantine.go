@@ -53,6 +53,8 @@ type quarantine struct {
 	// refused are the namespaces the controller set apart before the render (Input.SetApart):
 	// the API server refused the Gateway's objects with them.
 	refused map[string]string
+	// routesRead is set when the templates read .Routes: every attached route contributes.
+	routesRead bool
 }
 
 func newQuarantine(gw *gwv1.Gateway, setApart map[string]string) *quarantine {
@@ -76,10 +78,10 @@ func (q *quarantine) of(kind string, n types.NamespacedName) error {
 	return q.why[apartUnit{kind: kind, key: n}]
 }
 
-// routeErr returns why a route's hostnames are set apart, or nil. A route without hostnames
-// contributes none.
+// routeErr returns why a route's contribution is set apart, or nil. A route without hostnames
+// contributes none, unless the templates read .Routes.
 func (q *quarantine) routeErr(r *gwv1.HTTPRoute) error {
-	if len(r.Spec.Hostnames) == 0 {
+	if len(r.Spec.Hostnames) == 0 && !q.routesRead {
 		return nil
 	}
 	return q.of("HTTPRoute", types.NamespacedName{Namespace: r.Namespace, Name: r.Name})
@@ -191,11 +193,11 @@ func (q *quarantine) contributor(err error) (apartUnit, bool) {
 	return apartUnit{}, false
 }
 
-// unitOf reads an origin that names a contribution: `ListenerSet ns/name field …` or
-// `HTTPRoute ns/name hostname`.
+// unitOf reads an origin that names a contribution: `ListenerSet ns/name field …`,
+// `HTTPRoute ns/name hostname` or `HTTPRoute ns/name field .Routes…`.
 func unitOf(origin string) (apartUnit, bool) {
 	fields := strings.Fields(origin)
-	if len(fields) < 3 || !(fields[0] == "ListenerSet" && fields[2] == "field" || fields[0] == "HTTPRoute" && fields[2] == "hostname") {
+	if len(fields) < 3 || !(fields[0] == "ListenerSet" && fields[2] == "field" || fields[0] == "HTTPRoute" && (fields[2] == "hostname" || fields[2] == "field")) {
 		return apartUnit{}, false
 	}
 	ns, name, cut := strings.Cut(fields[1], "/")
@@ -322,13 +324,14 @@ func (q *quarantine) report(res *Result, routes []*gwv1.HTTPRoute) {
 		if i < 0 || !res.Routes[i].Accepted {
 			continue
 		}
-		res.Routes[i].Err = fail(ReasonRenderFailed, fmt.Errorf("HTTPRoute %s: set apart from Gateway %s/%s, which goes on without its hostnames: %w",
+		res.Routes[i].Err = fail(ReasonRenderFailed, fmt.Errorf("HTTPRoute %s: set apart from Gateway %s/%s, which goes on without it (its hostnames, its entry in .Routes): %w",
 			key, q.gw.Namespace, q.gw.Name, why))
 	}
 }
 
 // Contributors lists the namespaces other than the Gateway's that contribute to its render in
-// res (an attached ListenerSet, an attached route with hostnames) and are not set apart yet,
+// res (an attached ListenerSet, an attached route with hostnames, or any attached route when
+// the blueprint reads .Routes) and are not set apart yet,
 // in a fixed order (by namespace name): the controller searches them for the one whose
 // contributions the API server refuses.
 func Contributors(in *Input, res *Result) []string {
@@ -343,7 +346,7 @@ func Contributors(in *Input, res *Result) []string {
 			continue
 		}
 		for _, r := range in.Routes {
-			if r.Namespace == rt.Namespace && r.Name == rt.Name && len(r.Spec.Hostnames) > 0 {
+			if r.Namespace == rt.Namespace && r.Name == rt.Name && (len(r.Spec.Hostnames) > 0 || res.routesRead) {
 				seen[r.Namespace] = true
 			}
 		}

@@ -25,10 +25,19 @@ type attachment struct {
 	hostnames render.Hostnames
 	// attached maps an accepted route to its position in routes.
 	accepted []*gwv1.HTTPRoute
+	// through is, per accepted route, the listeners it attached through, in attach order.
+	through map[types.NamespacedName][]routeVia
 	// served is, per listener of the Gateway (its own and its ListenerSets'), its hostname
 	// and the hostnames of each route attached to it, with the route: what hostnames are
 	// computed from, again without a quarantined route's (see hostnamesWithout).
 	served []servedListener
+}
+
+// routeVia is a listener a route attached through, and the parent (the Gateway, or one of its
+// ListenerSets) whose listener it is.
+type routeVia struct {
+	kind, namespace, name string
+	listener              gwv1.Listener
 }
 
 // servedListener is one listener's hostname and its routes' hostnames, by route.
@@ -103,6 +112,13 @@ func attach(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, nsLabels map[string]map[
 		// is accepted when any of them attaches it.
 		var decided *Route
 		attached := map[*Listener]bool{}
+		key := types.NamespacedName{Namespace: r.Namespace, Name: r.Name}
+		via := func(p *parent, i int) {
+			if a.through == nil {
+				a.through = map[types.NamespacedName][]routeVia{}
+			}
+			a.through[key] = append(a.through[key], routeVia{kind: p.kind, namespace: p.namespace, name: p.name, listener: p.specs[i]})
+		}
 		for _, pr := range r.Spec.ParentRefs {
 			res := Route{NamespacedName: types.NamespacedName{Namespace: r.Namespace, Name: r.Name}, ParentRef: pr}
 			var p *parent
@@ -120,7 +136,7 @@ func attach(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, nsLabels map[string]map[
 				}
 				res.Reason, res.Message = gwv1.RouteReasonNotAllowedByListeners, fmt.Sprintf("ListenerSet %s is not attached to Gateway %s/%s (%s): %s", key, gw.Namespace, gw.Name, o.Reason, o.Message)
 			} else {
-				attachTo(p, r, pr, nsLabels, attached, &res)
+				attachTo(p, r, pr, nsLabels, attached, &res, via)
 			}
 			if decided == nil || res.Accepted && !decided.Accepted {
 				decided = &res
@@ -151,7 +167,7 @@ func attach(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, nsLabels map[string]map[
 
 // attachTo attaches a route through one parentRef to the listeners of p it matches, and says
 // in res whether it did and why not.
-func attachTo(p *parent, r *gwv1.HTTPRoute, pr gwv1.ParentReference, nsLabels map[string]map[string]string, attached map[*Listener]bool, res *Route) {
+func attachTo(p *parent, r *gwv1.HTTPRoute, pr gwv1.ParentReference, nsLabels map[string]map[string]string, attached map[*Listener]bool, res *Route, via func(p *parent, i int)) {
 	var matched, kindOK, nsOK bool
 	for i, l := range p.specs {
 		if pr.SectionName != nil && *pr.SectionName != l.Name || pr.Port != nil && *pr.Port != l.Port {
@@ -175,6 +191,7 @@ func attachTo(p *parent, r *gwv1.HTTPRoute, pr gwv1.ParentReference, nsLabels ma
 			st.AttachedRoutes++
 			p.hostnames[i] = append(p.hostnames[i], hostnames(r.Spec.Hostnames))
 			p.routeKeys[i] = append(p.routeKeys[i], types.NamespacedName{Namespace: r.Namespace, Name: r.Name})
+			via(p, i)
 		}
 	}
 	switch {

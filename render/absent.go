@@ -174,7 +174,7 @@ func lookup(v any, keys ...string) (any, error) {
 }
 
 // contextRoots are the parts of the context whose absent keys are nil in the strict render too.
-var contextRoots = map[string]bool{"Values": true, "Gateway": true, "HTTPRoute": true, "Backends": true, "Hostnames": true, "ListenerSets": true}
+var contextRoots = map[string]bool{"Values": true, "Gateway": true, "HTTPRoute": true, "Backends": true, "Hostnames": true, "ListenerSets": true, "Routes": true}
 
 // strictTemplates parses the blueprint's templates a second time for the strict render that
 // tells a template waiting for a live object from one that handles an absent value: with

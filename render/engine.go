@@ -61,6 +61,8 @@ type Blueprint struct {
 	// callsTpl is set when a template names tpl: a render with tenant values then learns first
 	// which texts the templates run through tpl with inert stand-ins (boundary.LearnTpl).
 	callsTpl bool
+	// readsRoutes is set when a template may read .Routes (see ReadsRoutes).
+	readsRoutes bool
 }
 
 // compiled is one resource template.
@@ -132,6 +134,7 @@ func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint,
 	b.words = boundary.TemplateWords(b.root)
 	b.mutates = mayMutate(b.root)
 	b.callsTpl = names(b.root, "tpl")
+	b.readsRoutes = b.callsTpl || spells(b.root, "Routes")
 	boundary.RewriteDecisions(b.root)
 	if slices.ContainsFunc(append(slices.Clip(b.gateway), append(b.route, b.status)...), func(c *compiled) bool { return c != nil && len(c.reads) > 0 }) {
 		sources := map[string]string{}
@@ -154,6 +157,12 @@ func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint,
 	}
 	return b, nil
 }
+
+// ReadsRoutes reports whether the blueprint's templates may read .Routes: one names it (a
+// field, a variable's field, or the string "Routes", for index), or one runs tpl. A caller
+// leaves .Routes out otherwise: building it, and checking every route's strings in every
+// render of the Gateway, would cost a shared Gateway's renders for nothing.
+func (b *Blueprint) ReadsRoutes() bool { return b.readsRoutes }
 
 // HasRouteTemplates reports whether the blueprint renders anything per HTTPRoute.
 func (b *Blueprint) HasRouteTemplates() bool { return len(b.route) > 0 }
@@ -245,6 +254,9 @@ type Input struct {
 	// Resources maps a template key to the live objects it produced.
 	Resources map[string][]map[string]any
 	Hostnames Hostnames
+	// Routes is .Routes for the Gateway's templates: the routes attached to it (see
+	// docs/blueprints.md). Left out when the blueprint does not read it (ReadsRoutes).
+	Routes []any
 	// Namespace is where namespaced objects land: the Gateway's, or the route's.
 	Namespace string
 	// Tainted are the tenant's values (GatewayConfig values, Gateway, HTTPRoute and ListenerSet
@@ -459,6 +471,11 @@ func (b *Blueprint) newExecution(in *Input, sub *boundary.Substitution) (*execut
 		sets[i] = deepCopyWith(ls, cp)
 	}
 	x.data["ListenerSets"] = sets
+	routes := []any{}
+	if in.Routes != nil {
+		routes = cp(in.Routes).([]any)
+	}
+	x.data["Routes"] = routes
 	if in.HTTPRoute != nil {
 		x.data["HTTPRoute"] = deepCopyWith(in.HTTPRoute, cp)
 		backends := []any{}
@@ -966,7 +983,7 @@ func (x *execution) pending(c *compiled, ctx string, e *Error) *Pending {
 
 var (
 	contexts   = regexp.MustCompile(`at <(.*?)>: `)
-	otherRoots = regexp.MustCompile(`(?:^|[\s($])\.(?:Values|Gateway|HTTPRoute|Backends|Hostnames)\b`)
+	otherRoots = regexp.MustCompile(`(?:^|[\s($])\.(?:Values|Gateway|HTTPRoute|Backends|Hostnames|Routes)\b`)
 )
 
 // hasStatus reports whether every object in a .Resources entry exists and has a status.
@@ -990,6 +1007,25 @@ func valuesCopy(in *Input, sub *boundary.Substitution, cp func(any) any) map[str
 		return deepCopyWith(in.Values, cp)
 	}
 	return sub.CopyAt(in.Values, in.TenantKeys).(map[string]any)
+}
+
+// spells reports whether any template of t names word as a field (`.Routes`, `$.Routes`,
+// `$x.Routes`) or a string constant (`index $ "Routes"`).
+func spells(t *template.Template, word string) bool {
+	found := false
+	tmplwalk.All(t, func(n parse.Node) {
+		switch n := n.(type) {
+		case *parse.FieldNode:
+			found = found || slices.Contains(n.Ident, word)
+		case *parse.VariableNode:
+			found = found || slices.Contains(n.Ident, word)
+		case *parse.ChainNode:
+			found = found || slices.Contains(n.Field, word)
+		case *parse.StringNode:
+			found = found || n.Text == word
+		}
+	})
+	return found
 }
 
 // names reports whether any template of t names the function fn.

@@ -45,7 +45,7 @@ func ComputeHostnames(listeners []ListenerRoutes) Hostnames {
 			for _, h := range route {
 				// Only what the listener serves: a route's other hostnames are the
 				// tenant's words, and would put any name into a shared certificate.
-				if m := intersect(l.Hostname, h); m != "" {
+				if m := Intersect(l.Hostname, h); m != "" {
 					union = append(union, m)
 					attached = append(attached, m)
 				}
@@ -81,9 +81,10 @@ func coversOneLabel(w, h string) bool {
 	return ok && label != "" && label != "*" && !strings.Contains(label, ".")
 }
 
-// intersect returns the hostnames both a listener and a route hostname match: the more
-// specific of the two, or "" when they do not overlap.
-func intersect(listener, route string) string {
+// Intersect returns the hostnames both a listener and a route hostname match: the more
+// specific of the two, or "" when they do not overlap. A listener without a hostname ("")
+// matches any.
+func Intersect(listener, route string) string {
 	switch {
 	case listener == "":
 		return route

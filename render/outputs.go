@@ -268,6 +268,8 @@ func writeInput(w *boundary.Hasher, b *Blueprint, in *Input, resources map[strin
 			w.Value(nilMap(o))
 		}
 	}
+	w.Str('k', "Routes")
+	w.Value(routesOrEmpty(in.Routes))
 	w.Str('k', "Hostnames")
 	// Its keys are the engine's, not data: hashed as they are; its lists substituted as hashed.
 	hostnames := hostnamesData(in.Hostnames, func(v any) any { return v })
@@ -286,3 +288,11 @@ func nilMap(m map[string]any) map[string]any {
 	return m
 } // blueprintIDs numbers compiled blueprints for the memory's keys.
 var blueprintIDs atomic.Uint64
+
+// routesOrEmpty is .Routes as templates see it: an empty list for none.
+func routesOrEmpty(routes []any) []any {
+	if routes == nil {
+		return []any{}
+	}
+	return routes
+}
