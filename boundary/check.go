@@ -289,13 +289,18 @@ func identicalWith(sub *Substitution, textA string, parsedA []any, textB string,
 // ended by the caller (nil when it could not start). The search for a culprit runs afresh
 // this way for every count of stand-ins it tries.
 func (s *Check) rerun(sub *Substitution, guard *TplGuard, t Template) (Rendered, Run) {
+	return s.rerunWith(sub, guard, t, s.logs)
+}
+
+// rerunWith is rerun with the decisions given (nil: every template decides by its data).
+func (s *Check) rerunWith(sub *Substitution, guard *TplGuard, t Template, logs map[Template]Decisions) (Rendered, Run) {
 	y, err := s.engine.Start(sub, guard, s.deadline)
 	if err != nil {
 		return Rendered{Err: err}, nil
 	}
 	var last Rendered
 	for _, r := range s.order {
-		last = y.Render(r, s.logs[r])
+		last = y.Render(r, logs[r])
 		if r == t {
 			return last, y
 		}

@@ -125,3 +125,28 @@ func (s *Check) TplCulprit(t Template, g *TplGuard) (origin string, holders []st
 	i := sort.Search(total, func(i int) bool { return !refused(i + 1) })
 	return s.sub.origins[i], s.sub.Holders(i, s.tainted)
 }
+
+// Culprit finds the tenant value whose content makes t fail in A (an error of the template's
+// own: a value a function refuses, a port that does not parse, the blueprint's `fail` on what
+// a tenant wrote). It renders again with the first n tenant values as stand-ins, every
+// conditional decided by the data (a template that refuses a value decides on it: A's
+// decisions would fail the stand-ins too), and searches by bisection an n at which the failure
+// goes away. It names no one when the template fails with every value a stand-in as well: the
+// failure is not the tenant content's. This is the failure path: a few more renders are fine.
+func (s *Check) Culprit(t Template) (origin string, holders []string) {
+	fails := func(n int) bool {
+		r, y := s.rerunWith(s.sub.Prefix(n), nil, t, nil)
+		if y != nil {
+			y.Done()
+		}
+		return r.Err != nil || r.TimeUp != nil
+	}
+	if s == nil || s.sub.Total() == 0 || fails(s.sub.Total()) {
+		return "", nil
+	}
+	total := s.sub.Total()
+	// fails(0) is A; fails(total) is not: the search ends at a value whose stand-in, with the
+	// ones before it, is the difference between failing and not.
+	i := sort.Search(total, func(i int) bool { return !fails(i + 1) })
+	return s.sub.origins[i], s.sub.Holders(i, s.tainted)
+}

@@ -141,3 +141,44 @@ func TestRoutesWhereRead(t *testing.T) {
 		}
 	}
 }
+
+// TestTemplateFailureOnTenantContentIsNamed: issue 19's gap, and issue 20's quoting functions
+// make it common. A template that fails on what a tenant wrote (a port that does not parse, a
+// value a function refuses, the blueprint's own `fail` on a tenant string) failed the shared
+// Gateway naming no one. With inert stand-ins for the tenant values the template renders: the
+// value is named, and the route that holds it is set apart.
+func TestTemplateFailureOnTenantContentIsNamed(t *testing.T) {
+	tmpl := `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: paths
+data:
+  {{- range .Routes }}
+  {{- $path := (index (index .rules 0).matches 0).path.value }}
+  {{- if hasPrefix "/admin" $path }}{{ fail (printf "route %s: /admin is the platform's" .name) }}{{ end }}
+  {{ .name }}: {{ $path | quote }}
+  {{- end }}
+`
+	l := listener("http", gwv1.HTTPProtocolType, 80, "")
+	l.AllowedRoutes = &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: ptr(gwv1.NamespacesFromAll)}}
+	withPath := func(r *gwv1.HTTPRoute, path string) *gwv1.HTTPRoute {
+		r.Spec.Rules = []gwv1.HTTPRouteRule{{Matches: []gwv1.HTTPRouteMatch{{Path: &gwv1.HTTPPathMatch{Type: ptr(gwv1.PathMatchPathPrefix), Value: ptr(path)}}}}}
+		return r
+	}
+	res, err := desired.Gateway(&desired.Input{Gateway: gateway("web", l), Class: class(), Blueprint: blueprint(map[string]string{"paths": tmpl}, `{}`),
+		Routes: []*gwv1.HTTPRoute{withPath(route("mallory", "grab", nil, parent()), "/admin/x"), withPath(route("blog", "blog", nil, parent()), "/blog")}})
+	if err != nil {
+		t.Fatalf("Gateway: %v, want the route that fails the template set apart", err)
+	}
+	if data := res.Objects[0].Object["data"].(map[string]any); data["blog"] != "/blog" || len(data) != 1 {
+		t.Errorf("data %v, want blog's path alone", data)
+	}
+	for _, r := range res.Routes {
+		if r.Name == "grab" && (r.Err == nil || !strings.Contains(r.Err.Error(), "HTTPRoute mallory/grab field .Routes")) {
+			t.Errorf("grab's error %v, want one naming its path", r.Err)
+		}
+		if r.Name == "blog" && r.Err != nil {
+			t.Errorf("blog: %v", r.Err)
+		}
+	}
+}

@@ -335,8 +335,15 @@ func (b *Blueprint) render(in *Input, set []*compiled, status *compiled) (*Outpu
 		}
 		text, pending, err := x.run(c)
 		check.Ran(c, x.d.Log(), x.code)
-		if e, ok := err.(*Error); ok && x.refused != nil && e.Origin == "" {
-			e.Origin, e.Holders = check.TplCulprit(c, x.tplGuard)
+		if e, ok := err.(*Error); ok && check != nil && e.Origin == "" {
+			switch {
+			case x.refused != nil:
+				e.Origin, e.Holders = check.TplCulprit(c, x.tplGuard)
+			case x.budget.err == nil:
+				// The template's own failure: named after a tenant value when its content
+				// is what fails it (a budget names no value: the caller decides on those).
+				e.Origin, e.Holders = check.Culprit(c)
+			}
 		}
 		switch {
 		case err != nil:
