@@ -6,7 +6,7 @@ BIN := $(CURDIR)/bin
 CONTROLLER_GEN := $(BIN)/controller-gen
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all build generate verify-generated vet test test-unit envtest-assets demo demo-once bench bench-large fmt conformance
+.PHONY: all build generate verify-generated vet test test-unit envtest-assets config-servers demo demo-once bench bench-large fmt conformance
 
 all: build
 
@@ -37,9 +37,14 @@ vet:
 envtest-assets:
 	@hack/envtest-binaries.sh >/dev/null
 
+# nginx and haproxy from Debian's packages: the config-quoting functions are tested against the
+# real readers (confquote). Installs them when missing; starts no service.
+config-servers:
+	@hack/config-servers.sh >/dev/null
+
 # Every check CI runs: generated code up to date, gofmt and vet, then all tests with the race
 # detector, controller tests on a real kube-apiserver and etcd.
-test: verify-generated vet envtest-assets
+test: verify-generated vet envtest-assets config-servers
 	KUBEBUILDER_ASSETS=$$(hack/envtest-binaries.sh) go test -race -count=1 ./...
 
 # The playground: a local kube-apiserver and etcd, the controller, and a sample (DEMO=path).

@@ -11,6 +11,7 @@ import (
 	"text/template"
 	"unicode/utf8"
 
+	"gantry.dev/gantry/confquote"
 	"github.com/Masterminds/sprig/v3"
 	yamlv2 "go.yaml.in/yaml/v2"
 	"sigs.k8s.io/yaml"
@@ -45,6 +46,11 @@ func baseFuncs() template.FuncMap {
 	f["fromJsonArray"] = fromJSONArray
 	f["required"] = required
 	f["shortname"] = Shortname
+	// Quoting for the configuration languages a blueprint writes whole files in (package
+	// confquote: which directives each is safe for, and which it is not).
+	f["nginxQuote"] = confquote.Nginx
+	f["haproxyQuote"] = confquote.HAProxy
+	f["haproxyLogFormatQuote"] = confquote.HAProxyLogFormat
 	// Placeholders so templates using them parse; execution binds the real ones.
 	f["include"] = func(string, any) (string, error) { return "", errors.New("include outside a render") }
 	f["tpl"] = func(string, any) (string, error) { return "", errors.New("tpl outside a render") }
