@@ -165,7 +165,7 @@ func Gateway(in *Input) (*Result, error) {
 		if fatal != nil {
 			return nil, fatal
 		}
-		if !q.isolate(err, tainted, in) {
+		if !q.isolate(err, try, q.candidates(in, sets, att.accepted, tainted)) {
 			return &Result{Values: values}, fail(ReasonRenderFailed, err)
 		}
 	}

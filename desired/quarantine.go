@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -138,28 +139,198 @@ func routeHostnamesTainted(routes []*gwv1.HTTPRoute, q *quarantine) []boundary.T
 // isolate sets apart one more contributor for err and reports whether the render should be
 // made again. The contributor is one that holds the value err names (a value several sources
 // hold alike is named with all of them, render.Error.Holders), another namespace's before the
-// Gateway's own; or, for a budget exceeded, which names no value, the namespace that
-// contributes most. It does not when the failure is no contribution's (the Gateway's own, its
-// owner's values, the blueprint's), or after maxQuarantineRounds.
-func (q *quarantine) isolate(err error, tainted []boundary.Tainted, in *Input) bool {
+// Gateway's own; for a failure that names no value (an object rendered twice, a budget, a
+// template that fails on a route's shape), the one found by search. It does not when the
+// failure is no contribution's (the Gateway's own, its owner's values, the blueprint's), or
+// after maxQuarantineRounds.
+func (q *quarantine) isolate(err error, try func() error, candidates []candidate) bool {
 	if q.rounds >= maxQuarantineRounds {
 		return false
 	}
 	u, ok := q.contributor(err)
 	if !ok {
-		ns, found := q.fallback(err, tainted, in)
-		if !found {
+		if u, ok = q.search(err, try, candidates); !ok {
 			return false
 		}
-		u = apartUnit{kind: "namespace", key: types.NamespacedName{Namespace: ns}}
 	}
 	if _, already := q.why[u]; already {
 		return false
 	}
 	q.units = append(q.units, u)
-	q.why[u] = fmt.Errorf("what %s contributes fails the Gateway's render: %w", u, err)
+	q.why[u] = q.reason(u, err)
 	q.rounds++
 	return true
+}
+
+// reason is why u is set apart, as its own status says it: the template and u's own value that
+// failed the render, never the error as the Gateway's owner would read it. That error names
+// the first source of a failing value, which may be the owner's GatewayConfig when the
+// contribution holds the same string (a tenant could confirm guesses of the owner's values by
+// it), and a failure found by search may be about others' contributions.
+func (q *quarantine) reason(u apartUnit, err error) error {
+	var own error
+	walkErrors(err, func(e *render.Error) bool {
+		holders := e.Holders
+		if len(holders) == 0 {
+			holders = []string{e.Origin}
+		}
+		for _, h := range holders {
+			if v, ok := unitOf(h); ok && q.unitOf(v) == u {
+				own = fmt.Errorf("what %s contributes fails the Gateway's render: %s: %s: %s", u, e.Template, h, e.Msg)
+				return true
+			}
+		}
+		return false
+	})
+	if own != nil {
+		return own
+	}
+	var templates []string
+	walkErrors(err, func(e *render.Error) bool {
+		if e.Template != "" && !slices.Contains(templates, e.Template) {
+			templates = append(templates, e.Template)
+		}
+		return false
+	})
+	if len(templates) == 0 {
+		return fmt.Errorf("what %s contributes fails the Gateway's render, which passes without it", u)
+	}
+	return fmt.Errorf("what %s contributes fails the Gateway's render (%s), which passes without it", u, strings.Join(templates, ", "))
+}
+
+// unitOf is the unit a contribution is set apart in: its namespace, for another namespace's.
+func (q *quarantine) unitOf(u apartUnit) apartUnit {
+	if u.key.Namespace != q.gw.Namespace {
+		return apartUnit{kind: "namespace", key: types.NamespacedName{Namespace: u.key.Namespace}}
+	}
+	return u
+}
+
+// candidate is a contribution that search may set apart: its unit, when it came (the newest
+// of its objects), and how many bytes of strings it brings into the render.
+type candidate struct {
+	unit    apartUnit
+	created int64
+	bytes   int
+}
+
+// candidates are the contributions to the current render that search may set apart: the
+// attached ListenerSets and the accepted routes that contribute (their hostnames, or anything
+// when the templates read .Routes), a namespace other than the Gateway's as one unit, each
+// with the bytes of its strings in tainted.
+func (q *quarantine) candidates(in *Input, sets []ListenerSet, routes []*gwv1.HTTPRoute, tainted []boundary.Tainted) []candidate {
+	byUnit := map[apartUnit]*candidate{}
+	var order []apartUnit
+	add := func(kind string, key types.NamespacedName, created int64) {
+		u := apartUnit{kind: kind, key: key}
+		if key.Namespace != q.gw.Namespace {
+			u = apartUnit{kind: "namespace", key: types.NamespacedName{Namespace: key.Namespace}}
+		}
+		c := byUnit[u]
+		if c == nil {
+			c = &candidate{unit: u}
+			byUnit[u] = c
+			order = append(order, u)
+		}
+		c.created = max(c.created, created)
+	}
+	for _, ls := range sets {
+		if !ls.Accepted() {
+			continue
+		}
+		var created int64
+		for _, spec := range in.ListenerSets {
+			if spec.Namespace == ls.Namespace && spec.Name == ls.Name {
+				created = spec.CreationTimestamp.UnixNano()
+			}
+		}
+		add("ListenerSet", ls.NamespacedName, created)
+	}
+	for _, r := range routes {
+		if len(r.Spec.Hostnames) > 0 || q.routesRead {
+			add("HTTPRoute", types.NamespacedName{Namespace: r.Namespace, Name: r.Name}, r.CreationTimestamp.UnixNano())
+		}
+	}
+	for _, t := range tainted {
+		if u, ok := unitOf(t.Origin); ok {
+			if u.key.Namespace != q.gw.Namespace {
+				u = apartUnit{kind: "namespace", key: types.NamespacedName{Namespace: u.key.Namespace}}
+			}
+			if c := byUnit[u]; c != nil {
+				c.bytes += len(t.Value) + 16
+			}
+		}
+	}
+	out := make([]candidate, len(order))
+	for i, u := range order {
+		out[i] = *byUnit[u]
+	}
+	return out
+}
+
+// maxSingles bounds the renders search makes leaving out one contribution at a time.
+const maxSingles = 32
+
+// errSearching marks what search leaves out while it tries.
+var errSearching = fmt.Errorf("left out while searching")
+
+// search finds, for a failure that names no value, a contribution the render passes without.
+// The candidates not set apart yet are ordered, over a budget, by the bytes they bring (budgets
+// are the Gateway owner's, not shared out to whoever attaches the most), otherwise newest first
+// (Gateway API's precedence: the oldest wins); then bisection finds the shortest run of them,
+// from the start, that the render passes without, and its last one is set apart (minimize
+// tries the others back in). A failure that stays with every candidate left out is the
+// Gateway's own: nothing is set apart. This is the failure path: a few more renders are fine.
+func (q *quarantine) search(err error, try func() error, candidates []candidate) (apartUnit, bool) {
+	var budget bool
+	walkErrors(err, func(e *render.Error) bool {
+		budget = budget || strings.Contains(e.Msg, "render budget exceeded")
+		return budget
+	})
+	cs := slices.DeleteFunc(slices.Clone(candidates), func(c candidate) bool { _, apart := q.why[c.unit]; return apart })
+	if len(cs) == 0 {
+		return apartUnit{}, false
+	}
+	slices.SortStableFunc(cs, func(a, b candidate) int {
+		if budget && a.bytes != b.bytes {
+			return b.bytes - a.bytes
+		}
+		if a.created != b.created {
+			if a.created > b.created {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.unit.String(), b.unit.String())
+	})
+	passesWithout := func(left []candidate) bool {
+		for _, c := range left {
+			q.why[c.unit] = errSearching
+		}
+		defer func() {
+			for _, c := range left {
+				delete(q.why, c.unit)
+			}
+		}()
+		return try() == nil
+	}
+	if len(cs) < 2 || !passesWithout(cs) {
+		return apartUnit{}, false
+	}
+	// A contribution is set apart only when the render passes with another one in: a render
+	// that fails with any of them and passes with none fails for what it asks of every
+	// contribution (the owner's certificate issuer, once a route brings a hostname), which is
+	// the owner's to fix; with one contribution, the two cannot be told apart.
+	n := sort.Search(len(cs), func(i int) bool { return passesWithout(cs[:i+1]) })
+	if n < len(cs)-1 {
+		return cs[n].unit, true
+	}
+	for i, c := range cs[:min(len(cs), maxSingles)] {
+		if passesWithout(cs[i : i+1]) {
+			return c.unit, true
+		}
+	}
+	return apartUnit{}, false
 }
 
 // contributor finds, in a render's error, a contribution that holds the failing value: among
@@ -205,63 +376,6 @@ func unitOf(origin string) (apartUnit, bool) {
 		return apartUnit{}, false
 	}
 	return apartUnit{kind: fields[0], key: types.NamespacedName{Namespace: ns, Name: name}}, true
-}
-
-// fallback names a namespace other than the Gateway's to set apart for a failure that names
-// no value. Over a budget: the one that brings the most into the render (the bytes of the
-// strings it contributes, and a little for each: what a budget counts grows with them), since
-// budgets are the Gateway owner's, not shared out to whoever attaches the most. For two
-// objects with one name: the one whose contribution came last (Gateway API's listener
-// precedence: the oldest wins). minimize then tries it back in.
-func (q *quarantine) fallback(err error, tainted []boundary.Tainted, in *Input) (string, bool) {
-	var budget, twice bool
-	walkErrors(err, func(e *render.Error) bool {
-		budget = budget || strings.Contains(e.Msg, "render budget exceeded")
-		return budget
-	})
-	twice = strings.Contains(err.Error(), "is rendered twice")
-	switch {
-	case budget:
-		weight := map[string]int{}
-		for _, t := range tainted {
-			if u, ok := unitOf(t.Origin); ok && u.key.Namespace != q.gw.Namespace {
-				weight[u.key.Namespace] += len(t.Value) + 16
-			}
-		}
-		best, most := "", 0
-		for ns, w := range weight {
-			if _, apart := q.why[apartUnit{kind: "namespace", key: types.NamespacedName{Namespace: ns}}]; apart {
-				continue
-			}
-			if w > most || w == most && ns < best {
-				best, most = ns, w
-			}
-		}
-		return best, most > 0
-	case twice:
-		newest, at := "", int64(0)
-		note := func(ns string, t int64) {
-			if ns == q.gw.Namespace {
-				return
-			}
-			if _, apart := q.why[apartUnit{kind: "namespace", key: types.NamespacedName{Namespace: ns}}]; apart {
-				return
-			}
-			if newest == "" || t > at || t == at && ns < newest {
-				newest, at = ns, t
-			}
-		}
-		for _, ls := range in.ListenerSets {
-			note(ls.Namespace, ls.CreationTimestamp.UnixNano())
-		}
-		for _, r := range in.Routes {
-			if len(r.Spec.Hostnames) > 0 {
-				note(r.Namespace, r.CreationTimestamp.UnixNano())
-			}
-		}
-		return newest, newest != ""
-	}
-	return "", false
 }
 
 // minimize tries each unit set apart back in, in the order they were set apart, and keeps it
