@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 )
@@ -28,7 +29,12 @@ func isService(ref gwv1.BackendObjectReference) bool {
 }
 
 func backendKey(r *gwv1.HTTPRoute, ref gwv1.BackendObjectReference) types.NamespacedName {
-	key := types.NamespacedName{Namespace: r.Namespace, Name: string(ref.Name)}
+	return refKey(r.Namespace, ref)
+}
+
+// refKey is the namespace/name a backendRef of a route in namespace ns names.
+func refKey(ns string, ref gwv1.BackendObjectReference) types.NamespacedName {
+	key := types.NamespacedName{Namespace: ns, Name: string(ref.Name)}
 	if ref.Namespace != nil {
 		key.Namespace = string(*ref.Namespace)
 	}
@@ -59,11 +65,25 @@ func (b Backend) Resolved() bool { return b.Reason == gwv1.RouteReasonResolvedRe
 // backendRefs. serviceExists reports whether a Service exists; grants are the ReferenceGrants
 // of the namespaces the route refers into (BackendNamespaces).
 func Backends(r *gwv1.HTTPRoute, serviceExists func(types.NamespacedName) bool, grants []*gwv1beta1.ReferenceGrant) []Backend {
+	o, _ := wrapRoute(r)
+	return backendsOf(o, serviceExists, grants)
+}
+
+// RouteBackends is Backends for a route of any of RouteKinds.
+func RouteBackends(route client.Object, serviceExists func(types.NamespacedName) bool, grants []*gwv1beta1.ReferenceGrant) []Backend {
+	o, ok := wrapRoute(route)
+	if !ok {
+		return nil
+	}
+	return backendsOf(o, serviceExists, grants)
+}
+
+func backendsOf(r routeObj, serviceExists func(types.NamespacedName) bool, grants []*gwv1beta1.ReferenceGrant) []Backend {
 	var out []Backend
-	for i, rule := range r.Spec.Rules {
-		for j, b := range rule.BackendRefs {
+	for i, rule := range r.backends {
+		for j, b := range rule {
 			ref := b.BackendObjectReference
-			key := backendKey(r, ref)
+			key := refKey(r.Namespace, ref)
 			be := Backend{Rule: i, Index: j, Kind: "Service", Namespace: key.Namespace, Name: key.Name, Weight: 1, Reason: gwv1.RouteReasonResolvedRefs}
 			if ref.Group != nil {
 				be.Group = string(*ref.Group)
@@ -80,8 +100,8 @@ func Backends(r *gwv1.HTTPRoute, serviceExists func(types.NamespacedName) bool, 
 			switch {
 			case !isService(ref):
 				be.Reason, be.Message = gwv1.RouteReasonInvalidKind, fmt.Sprintf("Gantry's backends are core Services, not %s", strings.TrimSuffix(be.Kind+"."+be.Group, "."))
-			case !ReferenceAllowed(grants, gwv1.GroupName, "HTTPRoute", r.Namespace, "", "Service", key.Namespace, key.Name):
-				be.Reason, be.Message = gwv1.RouteReasonRefNotPermitted, fmt.Sprintf("Service %s is in another namespace, and no ReferenceGrant in namespace %s allows HTTPRoutes of namespace %s to refer to it", key, key.Namespace, r.Namespace)
+			case !ReferenceAllowed(grants, gwv1.GroupName, r.kind, r.Namespace, "", "Service", key.Namespace, key.Name):
+				be.Reason, be.Message = gwv1.RouteReasonRefNotPermitted, fmt.Sprintf("Service %s is in another namespace, and no ReferenceGrant in namespace %s allows %ss of namespace %s to refer to it", key, key.Namespace, r.kind, r.Namespace)
 			case !serviceExists(key):
 				be.Reason, be.Message = gwv1.RouteReasonBackendNotFound, fmt.Sprintf("Service %s does not exist", key)
 			}

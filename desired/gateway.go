@@ -106,7 +106,7 @@ func Gateway(in *Input) (*Result, error) {
 	try := func() error {
 		sets = listenerSets(in, func(n types.NamespacedName) bool { return q.of("ListenerSet", n) != nil })
 		q.mark(sets)
-		att = attach(gw, in.Routes, in.NamespaceLabels, in.ListenerSets, sets)
+		att = attach(gw, in.Blueprint, routesOf(in), in.NamespaceLabels, in.ListenerSets, sets)
 		acceptProtocols(gw, in.Blueprint, att.listeners)
 		resolveListenerRefs(gw, in.Secrets, in.ReferenceGrants, att.listeners)
 		var err error
@@ -189,12 +189,12 @@ func Gateway(in *Input) (*Result, error) {
 		return res, nil
 	}
 	for _, r := range att.accepted {
-		key := types.NamespacedName{Namespace: r.Namespace, Name: r.Name}
-		if q.routeErr(r) != nil {
-			continue // set apart: its status says why (report)
+		key := r.NamespacedName
+		if r.http == nil || q.routeErr(r) != nil {
+			continue // no template renders for it, or set apart: its status says why (report)
 		}
-		route := res.route(key)
-		values, objs, pending, err := renderRoute(bp, pin, in, r, gwMap, setMaps, gwTainted, hostSets)
+		route := res.route(r.routeID)
+		values, objs, pending, err := renderRoute(bp, pin, in, r.http, gwMap, setMaps, gwTainted, hostSets)
 		route.Values, route.Pending = values, pending
 		if err == nil {
 			// An object of the Gateway's or of another route's is not this route's to render.
@@ -255,9 +255,9 @@ func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r *gwv1.
 }
 
 // route returns the result entry of an attached route.
-func (res *Result) route(key types.NamespacedName) *Route {
+func (res *Result) route(id routeID) *Route {
 	for i := range res.Routes {
-		if res.Routes[i].NamespacedName == key {
+		if res.Routes[i].Kind == id.kind && res.Routes[i].NamespacedName == id.NamespacedName {
 			return &res.Routes[i]
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
@@ -27,6 +28,9 @@ type Input struct {
 	Compiled *render.Blueprint
 	// Routes are HTTPRoutes that may name the Gateway as a parent, in any order.
 	Routes []*gwv1.HTTPRoute
+	// OtherRoutes are the routes of the other kinds (GRPCRoute, TLSRoute, TCPRoute, UDPRoute,
+	// typed) that may name the Gateway as a parent, in any order; others are ignored.
+	OtherRoutes []client.Object
 	// ListenerSets are ListenerSets that may name the Gateway as their parent, in any order.
 	ListenerSets []*gwv1.ListenerSet
 	// NamespaceLabels are the labels of namespaces, for listeners that select route namespaces
@@ -130,8 +134,10 @@ type Listener struct {
 	ConflictMessage string
 }
 
-// Route is one HTTPRoute that names the Gateway as a parent.
+// Route is one route that names the Gateway as a parent.
 type Route struct {
+	// Kind is the route's kind: one of RouteKinds.
+	Kind string
 	types.NamespacedName
 	// ParentRef is the route's reference to this Gateway.
 	ParentRef gwv1.ParentReference

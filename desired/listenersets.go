@@ -152,7 +152,7 @@ func listenerSets(in *Input, apart func(types.NamespacedName) bool) []ListenerSe
 		}
 		specs := entryListeners(ls)
 		for _, l := range specs {
-			o.Listeners = append(o.Listeners, listenerKinds(l))
+			o.Listeners = append(o.Listeners, listenerKinds(l, in.Blueprint))
 		}
 		acceptListenerProtocols(specs, in, o.Listeners)
 		for i, l := range specs {

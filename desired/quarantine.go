@@ -32,7 +32,7 @@ const maxQuarantineRounds = 8
 // apartUnit is what is set apart at once: every contribution of a namespace other than the
 // Gateway's (kind "namespace"), or one ListenerSet or route of the Gateway's own namespace.
 type apartUnit struct {
-	kind string // "namespace", "ListenerSet" or "HTTPRoute"
+	kind string // "namespace", "ListenerSet", or a route's kind
 	key  types.NamespacedName
 }
 
@@ -81,19 +81,19 @@ func (q *quarantine) of(kind string, n types.NamespacedName) error {
 
 // routeErr returns why a route's contribution is set apart, or nil. A route without hostnames
 // contributes none, unless the templates read .Routes.
-func (q *quarantine) routeErr(r *gwv1.HTTPRoute) error {
-	if len(r.Spec.Hostnames) == 0 && !q.routesRead {
+func (q *quarantine) routeErr(r routeObj) error {
+	if len(r.hostnames) == 0 && !q.routesRead {
 		return nil
 	}
-	return q.of("HTTPRoute", types.NamespacedName{Namespace: r.Namespace, Name: r.Name})
+	return q.of(r.kind, r.NamespacedName)
 }
 
 // routeSet is the routes among routes whose hostnames are set apart.
-func (q *quarantine) routeSet(routes []*gwv1.HTTPRoute) map[types.NamespacedName]bool {
-	out := map[types.NamespacedName]bool{}
+func (q *quarantine) routeSet(routes []routeObj) map[routeID]bool {
+	out := map[routeID]bool{}
 	for _, r := range routes {
 		if q.routeErr(r) != nil {
-			out[types.NamespacedName{Namespace: r.Namespace, Name: r.Name}] = true
+			out[r.routeID] = true
 		}
 	}
 	return out
@@ -122,15 +122,14 @@ func (q *quarantine) mark(sets []ListenerSet) {
 // routeHostnamesTainted are the hostnames of the attached routes (but those set apart), each
 // named by its route: they reach the Gateway's render through .Hostnames, and are the route
 // owner's words, not the Gateway owner's.
-func routeHostnamesTainted(routes []*gwv1.HTTPRoute, q *quarantine) []boundary.Tainted {
+func routeHostnamesTainted(routes []routeObj, q *quarantine) []boundary.Tainted {
 	var out []boundary.Tainted
 	for _, r := range routes {
 		if q.routeErr(r) != nil {
 			continue
 		}
-		key := types.NamespacedName{Namespace: r.Namespace, Name: r.Name}
-		for _, h := range r.Spec.Hostnames {
-			out = append(out, boundary.Tainted{Value: string(h), Origin: fmt.Sprintf("HTTPRoute %s hostname", key)})
+		for _, h := range r.hostnames {
+			out = append(out, boundary.Tainted{Value: string(h), Origin: fmt.Sprintf("%s hostname", r.routeID)})
 		}
 	}
 	return out
@@ -218,7 +217,7 @@ type candidate struct {
 // attached ListenerSets and the accepted routes that contribute (their hostnames, or anything
 // when the templates read .Routes), a namespace other than the Gateway's as one unit, each
 // with the bytes of its strings in tainted.
-func (q *quarantine) candidates(in *Input, sets []ListenerSet, routes []*gwv1.HTTPRoute, tainted []boundary.Tainted) []candidate {
+func (q *quarantine) candidates(in *Input, sets []ListenerSet, routes []routeObj, tainted []boundary.Tainted) []candidate {
 	byUnit := map[apartUnit]*candidate{}
 	var order []apartUnit
 	add := func(kind string, key types.NamespacedName, created int64) {
@@ -247,8 +246,8 @@ func (q *quarantine) candidates(in *Input, sets []ListenerSet, routes []*gwv1.HT
 		add("ListenerSet", ls.NamespacedName, created)
 	}
 	for _, r := range routes {
-		if len(r.Spec.Hostnames) > 0 || q.routesRead {
-			add("HTTPRoute", types.NamespacedName{Namespace: r.Namespace, Name: r.Name}, r.CreationTimestamp.UnixNano())
+		if len(r.hostnames) > 0 || q.routesRead {
+			add(r.kind, r.NamespacedName, r.created.UnixNano())
 		}
 	}
 	for _, t := range tainted {
@@ -368,7 +367,7 @@ func (q *quarantine) contributor(err error) (apartUnit, bool) {
 // `HTTPRoute ns/name hostname` or `HTTPRoute ns/name field .Routes…`.
 func unitOf(origin string) (apartUnit, bool) {
 	fields := strings.Fields(origin)
-	if len(fields) < 3 || !(fields[0] == "ListenerSet" && fields[2] == "field" || fields[0] == "HTTPRoute" && (fields[2] == "hostname" || fields[2] == "field")) {
+	if len(fields) < 3 || !(fields[0] == "ListenerSet" && fields[2] == "field" || slices.Contains(RouteKinds, fields[0]) && (fields[2] == "hostname" || fields[2] == "field")) {
 		return apartUnit{}, false
 	}
 	ns, name, cut := strings.Cut(fields[1], "/")
@@ -427,19 +426,18 @@ func walkErrors(err error, visit func(*render.Error) bool) bool {
 
 // report marks the routes set apart failed on their own status: their hostnames are left out
 // of the Gateway's render, and their own templates are not rendered.
-func (q *quarantine) report(res *Result, routes []*gwv1.HTTPRoute) {
+func (q *quarantine) report(res *Result, routes []routeObj) {
 	for _, r := range routes {
 		why := q.routeErr(r)
 		if why == nil {
 			continue
 		}
-		key := types.NamespacedName{Namespace: r.Namespace, Name: r.Name}
-		i := slices.IndexFunc(res.Routes, func(x Route) bool { return x.NamespacedName == key })
+		i := slices.IndexFunc(res.Routes, func(x Route) bool { return x.Kind == r.kind && x.NamespacedName == r.NamespacedName })
 		if i < 0 || !res.Routes[i].Accepted {
 			continue
 		}
-		res.Routes[i].Err = fail(ReasonRenderFailed, fmt.Errorf("HTTPRoute %s: set apart from Gateway %s/%s, which goes on without it (its hostnames, its entry in .Routes): %w",
-			key, q.gw.Namespace, q.gw.Name, why))
+		res.Routes[i].Err = fail(ReasonRenderFailed, fmt.Errorf("%s: set apart from Gateway %s/%s, which goes on without it (its hostnames, its entry in .Routes): %w",
+			r.routeID, q.gw.Namespace, q.gw.Name, why))
 	}
 }
 
@@ -459,8 +457,8 @@ func Contributors(in *Input, res *Result) []string {
 		if !rt.Accepted || rt.Namespace == in.Gateway.Namespace {
 			continue
 		}
-		for _, r := range in.Routes {
-			if r.Namespace == rt.Namespace && r.Name == rt.Name && (len(r.Spec.Hostnames) > 0 || res.routesRead) {
+		for _, r := range routesOf(in) {
+			if r.kind == rt.Kind && r.NamespacedName == rt.NamespacedName && (len(r.hostnames) > 0 || res.routesRead) {
 				seen[r.Namespace] = true
 			}
 		}

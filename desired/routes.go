@@ -11,10 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/render"
 )
-
-var httpRouteKind = gwv1.RouteGroupKind{Group: ptr(gwv1.Group(gwv1.GroupName)), Kind: "HTTPRoute"}
 
 func ptr[T any](v T) *T { return &v }
 
@@ -23,10 +22,10 @@ type attachment struct {
 	listeners []Listener
 	routes    []Route
 	hostnames render.Hostnames
-	// attached maps an accepted route to its position in routes.
-	accepted []*gwv1.HTTPRoute
+	// accepted are the routes that attached, in attach order.
+	accepted []routeObj
 	// through is, per accepted route, the listeners it attached through, in attach order.
-	through map[types.NamespacedName][]routeVia
+	through map[routeID][]routeVia
 	// served is, per listener of the Gateway (its own and its ListenerSets'), its hostname
 	// and the hostnames of each route attached to it, with the route: what hostnames are
 	// computed from, again without a quarantined route's (see hostnamesWithout).
@@ -43,11 +42,11 @@ type routeVia struct {
 // servedListener is one listener's hostname and its routes' hostnames, by route.
 type servedListener struct {
 	render.ListenerRoutes
-	routes []types.NamespacedName
+	routes []routeID
 }
 
 // hostnamesWithout computes .Hostnames without the hostnames of the routes in q.
-func (a *attachment) hostnamesWithout(q map[types.NamespacedName]bool) render.Hostnames {
+func (a *attachment) hostnamesWithout(q map[routeID]bool) render.Hostnames {
 	in := make([]render.ListenerRoutes, len(a.served))
 	for i, l := range a.served {
 		in[i].Hostname = l.Hostname
@@ -69,7 +68,7 @@ type parent struct {
 	// hostnames collects, per listener, the hostnames of each route attached to it, and
 	// routeKeys the routes.
 	hostnames [][][]string
-	routeKeys [][]types.NamespacedName
+	routeKeys [][]routeID
 }
 
 func (p *parent) String() string { return fmt.Sprintf("%s %s/%s", p.kind, p.namespace, p.name) }
@@ -78,10 +77,10 @@ func (p *parent) String() string { return fmt.Sprintf("%s %s/%s", p.kind, p.name
 // parentRef names the Gateway or one of its attached ListenerSets (and optionally a listener by
 // sectionName or port), the listener allows the route's kind and namespace, and their hostnames
 // intersect. A parentRef to the Gateway reaches the Gateway's own listeners only.
-func attach(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, nsLabels map[string]map[string]string, setSpecs []*gwv1.ListenerSet, sets []ListenerSet) attachment {
+func attach(gw *gwv1.Gateway, bp *v1alpha1.GatewayClassBlueprint, routes []routeObj, nsLabels map[string]map[string]string, setSpecs []*gwv1.ListenerSet, sets []ListenerSet) attachment {
 	var a attachment
 	for _, l := range gw.Spec.Listeners {
-		a.listeners = append(a.listeners, listenerKinds(l))
+		a.listeners = append(a.listeners, listenerKinds(l, bp))
 	}
 	gatewayConflicts(gw, a.listeners)
 	parents := []*parent{{kind: "Gateway", namespace: gw.Namespace, name: gw.Name, specs: gw.Spec.Listeners, state: a.listeners}}
@@ -100,11 +99,11 @@ func attach(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, nsLabels map[string]map[
 	}
 	for _, p := range parents {
 		p.hostnames = make([][][]string, len(p.specs))
-		p.routeKeys = make([][]types.NamespacedName, len(p.specs))
+		p.routeKeys = make([][]routeID, len(p.specs))
 	}
 	sorted := slices.Clone(routes)
-	slices.SortFunc(sorted, func(x, y *gwv1.HTTPRoute) int {
-		return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Name, y.Name))
+	slices.SortFunc(sorted, func(x, y routeObj) int {
+		return cmp.Or(cmp.Compare(x.kind, y.kind), cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Name, y.Name))
 	})
 	for _, r := range sorted {
 		// A route may name the Gateway (or its ListenerSets) in several parentRefs (one per
@@ -112,15 +111,14 @@ func attach(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, nsLabels map[string]map[
 		// is accepted when any of them attaches it.
 		var decided *Route
 		attached := map[*Listener]bool{}
-		key := types.NamespacedName{Namespace: r.Namespace, Name: r.Name}
 		via := func(p *parent, i int) {
 			if a.through == nil {
-				a.through = map[types.NamespacedName][]routeVia{}
+				a.through = map[routeID][]routeVia{}
 			}
-			a.through[key] = append(a.through[key], routeVia{kind: p.kind, namespace: p.namespace, name: p.name, listener: p.specs[i]})
+			a.through[r.routeID] = append(a.through[r.routeID], routeVia{kind: p.kind, namespace: p.namespace, name: p.name, listener: p.specs[i]})
 		}
-		for _, pr := range r.Spec.ParentRefs {
-			res := Route{NamespacedName: types.NamespacedName{Namespace: r.Namespace, Name: r.Name}, ParentRef: pr}
+		for _, pr := range r.parentRefs {
+			res := Route{Kind: r.kind, NamespacedName: r.NamespacedName, ParentRef: pr}
 			var p *parent
 			for _, c := range parents {
 				if refersToParent(pr, r.Namespace, c.kind, c.namespace, c.name) {
@@ -167,14 +165,14 @@ func attach(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, nsLabels map[string]map[
 
 // attachTo attaches a route through one parentRef to the listeners of p it matches, and says
 // in res whether it did and why not.
-func attachTo(p *parent, r *gwv1.HTTPRoute, pr gwv1.ParentReference, nsLabels map[string]map[string]string, attached map[*Listener]bool, res *Route, via func(p *parent, i int)) {
+func attachTo(p *parent, r routeObj, pr gwv1.ParentReference, nsLabels map[string]map[string]string, attached map[*Listener]bool, res *Route, via func(p *parent, i int)) {
 	var matched, kindOK, nsOK bool
 	for i, l := range p.specs {
 		if pr.SectionName != nil && *pr.SectionName != l.Name || pr.Port != nil && *pr.Port != l.Port {
 			continue
 		}
 		matched = true
-		if !slices.ContainsFunc(p.state[i].SupportedKinds, sameKind(httpRouteKind)) {
+		if !slices.ContainsFunc(p.state[i].SupportedKinds, sameKind(routeKind(r.kind))) {
 			continue
 		}
 		kindOK = true
@@ -182,15 +180,15 @@ func attachTo(p *parent, r *gwv1.HTTPRoute, pr gwv1.ParentReference, nsLabels ma
 			continue
 		}
 		nsOK = true
-		if !hostnamesIntersect(l.Hostname, r.Spec.Hostnames) {
+		if !hostnamesIntersect(l.Hostname, r.hostnames) {
 			continue
 		}
 		res.Accepted = true
 		if st := &p.state[i]; !attached[st] {
 			attached[st] = true
 			st.AttachedRoutes++
-			p.hostnames[i] = append(p.hostnames[i], hostnames(r.Spec.Hostnames))
-			p.routeKeys[i] = append(p.routeKeys[i], types.NamespacedName{Namespace: r.Namespace, Name: r.Name})
+			p.hostnames[i] = append(p.hostnames[i], hostnames(r.hostnames))
+			p.routeKeys[i] = append(p.routeKeys[i], r.routeID)
 			via(p, i)
 		}
 	}
@@ -200,40 +198,40 @@ func attachTo(p *parent, r *gwv1.HTTPRoute, pr gwv1.ParentReference, nsLabels ma
 	case !matched:
 		res.Reason, res.Message = gwv1.RouteReasonNoMatchingParent, fmt.Sprintf("%s has no listener matching this parentRef's sectionName/port", p)
 	case !kindOK || !nsOK:
-		res.Reason, res.Message = gwv1.RouteReasonNotAllowedByListeners, fmt.Sprintf("no listener of %s allows HTTPRoutes from namespace %s", p, r.Namespace)
+		res.Reason, res.Message = gwv1.RouteReasonNotAllowedByListeners, fmt.Sprintf("no listener of %s allows %ss from namespace %s", p, r.kind, r.Namespace)
 	default:
-		res.Reason, res.Message = gwv1.RouteReasonNoMatchingListenerHostname, fmt.Sprintf("none of the route's hostnames (%s) matches a listener of %s", strings.Join(hostnames(r.Spec.Hostnames), ", "), p)
+		res.Reason, res.Message = gwv1.RouteReasonNoMatchingListenerHostname, fmt.Sprintf("none of the route's hostnames (%s) matches a listener of %s", strings.Join(hostnames(r.hostnames), ", "), p)
 	}
 }
 
-// listenerKinds says which route kinds a listener accepts: HTTPRoute on HTTP and HTTPS
-// listeners, when allowedRoutes.kinds is empty or names it.
-func listenerKinds(l gwv1.Listener) Listener {
+// listenerKinds says which route kinds a listener accepts under bp (KindsFor its protocol),
+// narrowed by allowedRoutes.kinds. A kind allowedRoutes names that the listener cannot accept
+// makes its ResolvedRefs InvalidRouteKinds.
+func listenerKinds(l gwv1.Listener, bp *v1alpha1.GatewayClassBlueprint) Listener {
 	out := Listener{Name: l.Name, SupportedKinds: []gwv1.RouteGroupKind{}}
-	if l.Protocol != gwv1.HTTPProtocolType && l.Protocol != gwv1.HTTPSProtocolType {
-		if l.AllowedRoutes != nil && len(l.AllowedRoutes.Kinds) > 0 {
-			kinds := make([]string, len(l.AllowedRoutes.Kinds))
-			for i, k := range l.AllowedRoutes.Kinds {
-				kinds[i] = string(k.Kind)
-			}
-			out.Invalid = fmt.Sprintf("route kinds %s are not supported on a %s listener; Gantry attaches HTTPRoutes to HTTP and HTTPS listeners", strings.Join(kinds, ", "), l.Protocol)
-		}
-		return out
-	}
+	kinds := KindsFor(bp, l.Protocol)
 	if l.AllowedRoutes == nil || len(l.AllowedRoutes.Kinds) == 0 {
-		out.SupportedKinds = append(out.SupportedKinds, httpRouteKind)
+		for _, k := range kinds {
+			out.SupportedKinds = append(out.SupportedKinds, routeKind(k))
+		}
 		return out
 	}
-	var unsupported []string
+	var bad []string
 	for _, k := range l.AllowedRoutes.Kinds {
-		if sameKind(httpRouteKind)(k) {
-			out.SupportedKinds = append(out.SupportedKinds, httpRouteKind)
-		} else {
-			unsupported = append(unsupported, string(k.Kind))
+		ok := (k.Group == nil || *k.Group == gwv1.GroupName) && slices.Contains(kinds, string(k.Kind))
+		switch {
+		case !ok:
+			bad = append(bad, string(k.Kind))
+		case !slices.ContainsFunc(out.SupportedKinds, sameKind(routeKind(string(k.Kind)))):
+			out.SupportedKinds = append(out.SupportedKinds, routeKind(string(k.Kind)))
 		}
 	}
-	if len(unsupported) > 0 {
-		out.Invalid = fmt.Sprintf("route kinds %s are not supported; Gantry attaches HTTPRoutes", strings.Join(unsupported, ", "))
+	if len(bad) > 0 {
+		accepts := "no route kind"
+		if len(kinds) > 0 {
+			accepts = strings.Join(kinds, ", ")
+		}
+		out.Invalid = fmt.Sprintf("route kinds %s are not supported on a %s listener; it accepts %s", strings.Join(bad, ", "), l.Protocol, accepts)
 	}
 	return out
 }

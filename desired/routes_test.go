@@ -44,6 +44,7 @@ func from(f gwv1.FromNamespaces, selector *metav1.LabelSelector) *gwv1.AllowedRo
 }
 
 var httpRoute = gwv1.RouteGroupKind{Group: ptr(gwv1.Group(gwv1.GroupName)), Kind: "HTTPRoute"}
+var grpcRoute = gwv1.RouteGroupKind{Group: ptr(gwv1.Group(gwv1.GroupName)), Kind: "GRPCRoute"}
 
 func key(namespace, name string) types.NamespacedName {
 	return types.NamespacedName{Namespace: namespace, Name: name}
@@ -88,13 +89,16 @@ func TestAttachment(t *testing.T) {
 		t.Fatalf("Gateway: %v", err)
 	}
 
+	// HTTP and HTTPS listeners accept HTTPRoutes and GRPCRoutes (Gateway API's kinds for them),
+	// unless allowedRoutes.kinds narrows them; a TCP listener is not served by this blueprint.
+	web := []gwv1.RouteGroupKind{httpRoute, grpcRoute}
 	wantListeners := []desired.Listener{
-		{Name: "http", SupportedKinds: []gwv1.RouteGroupKind{httpRoute}, AttachedRoutes: 2},
-		{Name: "https", SupportedKinds: []gwv1.RouteGroupKind{httpRoute}, AttachedRoutes: 3},
-		{Name: "selected", SupportedKinds: []gwv1.RouteGroupKind{httpRoute}, AttachedRoutes: 1},
-		{Name: "none", SupportedKinds: []gwv1.RouteGroupKind{httpRoute}, AttachedRoutes: 0},
+		{Name: "http", SupportedKinds: web, AttachedRoutes: 2},
+		{Name: "https", SupportedKinds: web, AttachedRoutes: 3},
+		{Name: "selected", SupportedKinds: web, AttachedRoutes: 1},
+		{Name: "none", SupportedKinds: web, AttachedRoutes: 0},
 		{Name: "tcp", SupportedKinds: []gwv1.RouteGroupKind{}, Unsupported: "protocol TCP is not supported: blueprint proxy serves HTTP, HTTPS"},
-		{Name: "grpc", SupportedKinds: []gwv1.RouteGroupKind{}, Invalid: "route kinds GRPCRoute are not supported; Gantry attaches HTTPRoutes"},
+		{Name: "grpc", SupportedKinds: []gwv1.RouteGroupKind{grpcRoute}},
 		{Name: "explicit", SupportedKinds: []gwv1.RouteGroupKind{httpRoute}, AttachedRoutes: 1},
 	}
 	if !reflect.DeepEqual(res.Listeners, wantListeners) {
@@ -105,17 +109,17 @@ func TestAttachment(t *testing.T) {
 		return "no listener of Gateway team-a/web allows HTTPRoutes from namespace " + namespace
 	}
 	wantRoutes := []desired.Route{
-		{NamespacedName: key(ns, "first-ref-fails"), ParentRef: section("explicit"), Accepted: true, Reason: gwv1.RouteReasonAccepted},
-		{NamespacedName: key(ns, "no-such-section"), ParentRef: section("nope"), Reason: gwv1.RouteReasonNoMatchingParent,
+		{Kind: "HTTPRoute", NamespacedName: key(ns, "first-ref-fails"), ParentRef: section("explicit"), Accepted: true, Reason: gwv1.RouteReasonAccepted},
+		{Kind: "HTTPRoute", NamespacedName: key(ns, "no-such-section"), ParentRef: section("nope"), Reason: gwv1.RouteReasonNoMatchingParent,
 			Message: "Gateway team-a/web has no listener matching this parentRef's sectionName/port"},
-		{NamespacedName: key(ns, "port-443"), ParentRef: port(443), Reason: gwv1.RouteReasonNoMatchingListenerHostname,
+		{Kind: "HTTPRoute", NamespacedName: key(ns, "port-443"), ParentRef: port(443), Reason: gwv1.RouteReasonNoMatchingListenerHostname,
 			Message: "none of the route's hostnames (shop.other.org) matches a listener of Gateway team-a/web"},
-		{NamespacedName: key(ns, "same-ns"), ParentRef: sameNS, Accepted: true, Reason: gwv1.RouteReasonAccepted},
-		{NamespacedName: key(ns, "tcp-only"), ParentRef: section("tcp"), Reason: gwv1.RouteReasonNotAllowedByListeners, Message: notAllowed(ns)},
-		{NamespacedName: key(ns, "two-sections"), ParentRef: section("http"), Accepted: true, Reason: gwv1.RouteReasonAccepted},
-		{NamespacedName: key("team-b", "other-ns"), ParentRef: parent(), Accepted: true, Reason: gwv1.RouteReasonAccepted},
-		{NamespacedName: key("team-b", "section-http"), ParentRef: section("http"), Reason: gwv1.RouteReasonNotAllowedByListeners, Message: notAllowed("team-b")},
-		{NamespacedName: key("team-c", "none-listener"), ParentRef: section("none"), Reason: gwv1.RouteReasonNotAllowedByListeners, Message: notAllowed("team-c")},
+		{Kind: "HTTPRoute", NamespacedName: key(ns, "same-ns"), ParentRef: sameNS, Accepted: true, Reason: gwv1.RouteReasonAccepted},
+		{Kind: "HTTPRoute", NamespacedName: key(ns, "tcp-only"), ParentRef: section("tcp"), Reason: gwv1.RouteReasonNotAllowedByListeners, Message: notAllowed(ns)},
+		{Kind: "HTTPRoute", NamespacedName: key(ns, "two-sections"), ParentRef: section("http"), Accepted: true, Reason: gwv1.RouteReasonAccepted},
+		{Kind: "HTTPRoute", NamespacedName: key("team-b", "other-ns"), ParentRef: parent(), Accepted: true, Reason: gwv1.RouteReasonAccepted},
+		{Kind: "HTTPRoute", NamespacedName: key("team-b", "section-http"), ParentRef: section("http"), Reason: gwv1.RouteReasonNotAllowedByListeners, Message: notAllowed("team-b")},
+		{Kind: "HTTPRoute", NamespacedName: key("team-c", "none-listener"), ParentRef: section("none"), Reason: gwv1.RouteReasonNotAllowedByListeners, Message: notAllowed("team-c")},
 	}
 	if !reflect.DeepEqual(res.Routes, wantRoutes) {
 		t.Errorf("Routes =\n%+v\nwant\n%+v", res.Routes, wantRoutes)

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/types"
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/boundary"
 	"gantry.dev/gantry/render"
@@ -21,20 +20,19 @@ import (
 // is the tenant's: the second list is its strings, numbers and keys, each naming the route.
 func routesData(att attachment, q *quarantine, in *Input) ([]any, []boundary.Tainted, error) {
 	routes := slices.Clone(att.accepted)
-	routes = slices.DeleteFunc(routes, func(r *gwv1.HTTPRoute) bool { return q.routeErr(r) != nil })
-	slices.SortStableFunc(routes, func(x, y *gwv1.HTTPRoute) int {
-		return cmp.Or(x.CreationTimestamp.Time.Compare(y.CreationTimestamp.Time),
-			cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Name, y.Name))
+	routes = slices.DeleteFunc(routes, func(r routeObj) bool { return q.routeErr(r) != nil })
+	slices.SortStableFunc(routes, func(x, y routeObj) int {
+		return cmp.Or(x.created.Time.Compare(y.created.Time),
+			cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Name, y.Name), cmp.Compare(x.kind, y.kind))
 	})
 	out := make([]any, 0, len(routes))
 	var tainted []boundary.Tainted
 	for _, r := range routes {
-		key := types.NamespacedName{Namespace: r.Namespace, Name: r.Name}
-		entry, err := routeEntry(r, att.through[key], in)
+		entry, err := routeEntry(r, att.through[r.routeID], in)
 		if err != nil {
 			return nil, nil, err
 		}
-		origin := fmt.Sprintf("HTTPRoute %s field .Routes", key)
+		origin := fmt.Sprintf("%s field .Routes", r.routeID)
 		tainted = append(tainted, boundary.TaintedStrings(entry, func(p string) string { return origin + "." + p })...)
 		out = append(out, entry)
 	}
@@ -42,8 +40,8 @@ func routesData(att attachment, q *quarantine, in *Input) ([]any, []boundary.Tai
 }
 
 // routeEntry is one route of .Routes.
-func routeEntry(r *gwv1.HTTPRoute, via []routeVia, in *Input) (map[string]any, error) {
-	spec, err := objectMap(r)
+func routeEntry(r routeObj, via []routeVia, in *Input) (map[string]any, error) {
+	spec, err := objectMap(r.obj)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +50,7 @@ func routeEntry(r *gwv1.HTTPRoute, via []routeVia, in *Input) (map[string]any, e
 		rules = []any{}
 	}
 	// Each backendRef carries Gantry's verdict on it, as .Backends does for route templates.
-	for _, b := range Backends(r, func(k types.NamespacedName) bool { return in.BackendServices[k] }, in.ReferenceGrants) {
+	for _, b := range backendsOf(r, func(k types.NamespacedName) bool { return in.BackendServices[k] }, in.ReferenceGrants) {
 		rule, _ := rules[b.Rule].(map[string]any)
 		refs, _ := rule["backendRefs"].([]any)
 		ref, _ := refs[b.Index].(map[string]any)
@@ -72,7 +70,7 @@ func routeEntry(r *gwv1.HTTPRoute, via []routeVia, in *Input) (map[string]any, e
 			p["hostname"] = listener
 		}
 		parents = append(parents, p)
-		if len(r.Spec.Hostnames) == 0 {
+		if len(r.hostnames) == 0 {
 			if listener == "" {
 				anyHost = true
 			} else {
@@ -80,7 +78,7 @@ func routeEntry(r *gwv1.HTTPRoute, via []routeVia, in *Input) (map[string]any, e
 			}
 			continue
 		}
-		for _, h := range r.Spec.Hostnames {
+		for _, h := range r.hostnames {
 			if m := render.Intersect(listener, string(h)); m != "" {
 				names = append(names, m)
 			}
@@ -96,10 +94,10 @@ func routeEntry(r *gwv1.HTTPRoute, via []routeVia, in *Input) (map[string]any, e
 		hosts[i] = h
 	}
 	return map[string]any{
-		"kind":              "HTTPRoute",
+		"kind":              r.kind,
 		"namespace":         r.Namespace,
 		"name":              r.Name,
-		"creationTimestamp": r.CreationTimestamp.UTC().Format("2006-01-02T15:04:05Z"),
+		"creationTimestamp": r.created.UTC().Format("2006-01-02T15:04:05Z"),
 		"hostnames":         hosts,
 		"parents":           parents,
 		"rules":             rules,

@@ -60,12 +60,21 @@ type GatewayClassBlueprintSpec struct {
 
 	// ListenerProtocols are the listener protocols the blueprint's Gateways can serve (Gateway
 	// API protocol names). A listener of another protocol is not accepted (UnsupportedProtocol).
-	// Empty means HTTP and HTTPS. Gantry attaches HTTPRoutes to HTTP and HTTPS listeners only;
-	// a listener of another declared protocol is accepted and left to the templates.
+	// Empty means HTTP and HTTPS.
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=16
 	ListenerProtocols []gwv1.ProtocolType `json:"listenerProtocols,omitempty"`
+
+	// RouteKinds says which route kinds a listener of each protocol accepts, for the kinds the
+	// blueprint serves. A protocol not listed accepts Gateway API's kinds for it: HTTP and HTTPS
+	// HTTPRoute and GRPCRoute, TLS TLSRoute, TCP TCPRoute, UDP UDPRoute. A listener's
+	// allowedRoutes.kinds narrows them further.
+	// +optional
+	// +listType=map
+	// +listMapKey=protocol
+	// +kubebuilder:validation:MaxItems=16
+	RouteKinds []ProtocolRouteKinds `json:"routeKinds,omitempty"`
 
 	// InfrastructureMetadata says where the labels and annotations of a Gateway's
 	// spec.infrastructure go, and which of them are taken. By default they go on the
@@ -187,4 +196,15 @@ type GatewayClassBlueprintList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []GatewayClassBlueprint `json:"items"`
+}
+
+// ProtocolRouteKinds are the route kinds listeners of one protocol accept.
+type ProtocolRouteKinds struct {
+	// Protocol is a Gateway API listener protocol.
+	Protocol gwv1.ProtocolType `json:"protocol"`
+	// Kinds are route kinds of Gateway API's group; empty: none.
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=5
+	// +kubebuilder:validation:items:Enum=HTTPRoute;GRPCRoute;TLSRoute;TCPRoute;UDPRoute
+	Kinds []string `json:"kinds"`
 }

@@ -1,0 +1,135 @@
+package desired
+
+import (
+	"slices"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// The route kinds of Gateway API's standard channel that attach to Gantry Gateways.
+const (
+	KindHTTPRoute = "HTTPRoute"
+	KindGRPCRoute = "GRPCRoute"
+	KindTLSRoute  = "TLSRoute"
+	KindTCPRoute  = "TCPRoute"
+	KindUDPRoute  = "UDPRoute"
+)
+
+// RouteKinds lists them.
+var RouteKinds = []string{KindHTTPRoute, KindGRPCRoute, KindTLSRoute, KindTCPRoute, KindUDPRoute}
+
+// DefaultRouteKinds are the kinds a listener of each protocol accepts unless its
+// allowedRoutes.kinds narrows them, as Gateway API defines them.
+var DefaultRouteKinds = map[gwv1.ProtocolType][]string{
+	gwv1.HTTPProtocolType:  {KindHTTPRoute, KindGRPCRoute},
+	gwv1.HTTPSProtocolType: {KindHTTPRoute, KindGRPCRoute},
+	gwv1.TLSProtocolType:   {KindTLSRoute},
+	gwv1.TCPProtocolType:   {KindTCPRoute},
+	gwv1.UDPProtocolType:   {KindUDPRoute},
+}
+
+// routeID names a route of any kind.
+type routeID struct {
+	kind string
+	types.NamespacedName
+}
+
+func (id routeID) String() string { return id.kind + " " + id.NamespacedName.String() }
+
+// routeObj is one route of any kind as attachment reads it: its parents, its hostnames (none
+// for TCPRoute and UDPRoute), the backendRefs of each rule, and the typed object.
+type routeObj struct {
+	routeID
+	obj        client.Object
+	created    metav1.Time
+	parentRefs []gwv1.ParentReference
+	hostnames  []gwv1.Hostname
+	backends   [][]gwv1.BackendRef
+	// http is the HTTPRoute, for route templates; nil for other kinds.
+	http *gwv1.HTTPRoute
+}
+
+// wrapRoute reads a route of any of RouteKinds; false for any other object.
+func wrapRoute(o client.Object) (routeObj, bool) {
+	r := routeObj{obj: o, created: o.GetCreationTimestamp()}
+	r.NamespacedName = types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}
+	switch o := o.(type) {
+	case *gwv1.HTTPRoute:
+		r.kind, r.parentRefs, r.hostnames, r.http = KindHTTPRoute, o.Spec.ParentRefs, o.Spec.Hostnames, o
+		for _, rule := range o.Spec.Rules {
+			refs := make([]gwv1.BackendRef, len(rule.BackendRefs))
+			for i, b := range rule.BackendRefs {
+				refs[i] = b.BackendRef
+			}
+			r.backends = append(r.backends, refs)
+		}
+	case *gwv1.GRPCRoute:
+		r.kind, r.parentRefs, r.hostnames = KindGRPCRoute, o.Spec.ParentRefs, o.Spec.Hostnames
+		for _, rule := range o.Spec.Rules {
+			refs := make([]gwv1.BackendRef, len(rule.BackendRefs))
+			for i, b := range rule.BackendRefs {
+				refs[i] = b.BackendRef
+			}
+			r.backends = append(r.backends, refs)
+		}
+	case *gwv1.TLSRoute:
+		r.kind, r.parentRefs, r.hostnames = KindTLSRoute, o.Spec.ParentRefs, o.Spec.Hostnames
+		for _, rule := range o.Spec.Rules {
+			r.backends = append(r.backends, rule.BackendRefs)
+		}
+	case *gwv1.TCPRoute:
+		r.kind, r.parentRefs = KindTCPRoute, o.Spec.ParentRefs
+		for _, rule := range o.Spec.Rules {
+			r.backends = append(r.backends, rule.BackendRefs)
+		}
+	case *gwv1.UDPRoute:
+		r.kind, r.parentRefs = KindUDPRoute, o.Spec.ParentRefs
+		for _, rule := range o.Spec.Rules {
+			r.backends = append(r.backends, rule.BackendRefs)
+		}
+	default:
+		return routeObj{}, false
+	}
+	return r, true
+}
+
+// routesOf is every route of in: its HTTPRoutes and its other routes.
+func routesOf(in *Input) []routeObj {
+	out := make([]routeObj, 0, len(in.Routes)+len(in.OtherRoutes))
+	for _, r := range in.Routes {
+		o, _ := wrapRoute(r)
+		out = append(out, o)
+	}
+	for _, r := range in.OtherRoutes {
+		if o, ok := wrapRoute(r); ok {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// routeKind is the group and kind of a route kind, as listener status lists it.
+func routeKind(kind string) gwv1.RouteGroupKind {
+	return gwv1.RouteGroupKind{Group: ptr(gwv1.Group(gwv1.GroupName)), Kind: gwv1.Kind(kind)}
+}
+
+// KindsFor are the route kinds a listener of protocol p accepts under bp: none for a
+// protocol bp does not serve (ListenerProtocols), else what bp's routeKinds declares for it,
+// else DefaultRouteKinds.
+func KindsFor(bp *v1alpha1.GatewayClassBlueprint, p gwv1.ProtocolType) []string {
+	if !slices.Contains(ListenerProtocols(bp), p) {
+		return nil
+	}
+	if bp != nil {
+		for _, rk := range bp.Spec.RouteKinds {
+			if rk.Protocol == p {
+				return rk.Kinds
+			}
+		}
+	}
+	return DefaultRouteKinds[p]
+}
