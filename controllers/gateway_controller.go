@@ -65,6 +65,8 @@ type GatewayReconciler struct {
 	policies chan<- event.GenericEvent
 	// listenerSets: the API server serves ListenerSets.
 	listenerSets bool
+	// routeKinds are the route kinds beside HTTPRoute the API server serves.
+	routeKinds []routeKind
 	// accepted remembers, per Gateway, the generation of each contribution (ListenerSet, route)
 	// of its last accepted apply: when the API server refuses the Gateway's objects, what is
 	// new or changed since is searched first (isolateRefusal).

@@ -90,6 +90,9 @@ func (r *GatewayReconciler) gather(ctx context.Context, gw *gwv1.Gateway) (*gath
 			g.in.GatewayConfigs = appendNew(g.in.GatewayConfigs, more.gcs)
 		}
 	}
+	if g.in.OtherRoutes, err = gatewayOtherRoutes(ctx, r.Client, r.routeKinds, key, g.in.ListenerSets); err != nil {
+		return nil, err
+	}
 	if ref := desired.ParametersRef(gw); ref != nil && string(ref.Group) == v1alpha1.GroupName && ref.Kind == "GatewayConfig" {
 		p := &v1alpha1.GatewayConfig{}
 		switch err := r.Client.Get(ctx, client.ObjectKey{Namespace: gw.Namespace, Name: ref.Name}, p); {

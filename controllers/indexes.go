@@ -126,17 +126,4 @@ func setupIndexes(ctx context.Context, idx client.FieldIndexer, listenerSets boo
 }
 
 // parentKeys are the "<namespace>/<name>" of the Gateways a route names as parents.
-func parentKeys(r *gwv1.HTTPRoute) []string {
-	var out []string
-	for _, pr := range r.Spec.ParentRefs {
-		if pr.Group != nil && *pr.Group != gwv1.GroupName || pr.Kind != nil && *pr.Kind != "Gateway" {
-			continue
-		}
-		ns := r.Namespace
-		if pr.Namespace != nil {
-			ns = string(*pr.Namespace)
-		}
-		out = append(out, ns+"/"+string(pr.Name))
-	}
-	return out
-}
+func parentKeys(r *gwv1.HTTPRoute) []string { return parentRefKeys(r.Namespace, r.Spec.ParentRefs) }

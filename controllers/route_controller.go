@@ -55,7 +55,7 @@ func (r *HTTPRouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{}, err
 	}
 	for _, pr := range route.Spec.ParentRefs {
-		in, err := r.parentInput(ctx, route, pr)
+		in, err := r.parentInput(ctx, route.Namespace, pr)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
@@ -131,24 +131,28 @@ func (r *HTTPRouteReconciler) backendsResolved(ctx context.Context, route *gwv1.
 // Gateway it names, or for a ListenerSet the ListenerSet's parent Gateway with its
 // ListenerSets and what they read. It is nil when the parent does not exist or is not of a
 // Gantry class.
-func (r *HTTPRouteReconciler) parentInput(ctx context.Context, route *gwv1.HTTPRoute, pr gwv1.ParentReference) (*desired.Input, error) {
-	key, isSet := desired.ListenerSetRef(pr, route.Namespace)
+func (r *HTTPRouteReconciler) parentInput(ctx context.Context, routeNamespace string, pr gwv1.ParentReference) (*desired.Input, error) {
+	key, isSet := desired.ListenerSetRef(pr, routeNamespace)
 	if !isSet {
 		if pr.Group != nil && *pr.Group != gwv1.GroupName || pr.Kind != nil && *pr.Kind != "Gateway" {
 			return nil, nil
 		}
-		key = types.NamespacedName{Namespace: route.Namespace, Name: string(pr.Name)}
+		key = types.NamespacedName{Namespace: routeNamespace, Name: string(pr.Name)}
 		if pr.Namespace != nil {
 			key.Namespace = string(*pr.Namespace)
 		}
-		gw, _, err := r.gantryGateway(ctx, key)
+		gw, class, err := r.gantryGateway(ctx, key)
 		if err != nil || gw == nil {
 			return nil, err
 		}
-		in := &desired.Input{Gateway: gw}
+		// The blueprint says which protocols and route kinds the listeners accept.
+		in := &desired.Input{Gateway: gw, Class: class}
+		if in.Blueprint, err = r.blueprintOf(ctx, class); err != nil {
+			return nil, err
+		}
 		if needsNamespaceLabels(gw) {
 			ns := &corev1.Namespace{}
-			if err := r.Client.Get(ctx, client.ObjectKey{Name: route.Namespace}, ns); err == nil {
+			if err := r.Client.Get(ctx, client.ObjectKey{Name: routeNamespace}, ns); err == nil {
 				in.NamespaceLabels = map[string]map[string]string{ns.Name: ns.Labels}
 			}
 		}
@@ -169,14 +173,8 @@ func (r *HTTPRouteReconciler) parentInput(ctx context.Context, route *gwv1.HTTPR
 		return nil, err
 	}
 	in := &desired.Input{Gateway: gw, Class: class}
-	if name, err := desired.BlueprintName(class); err == nil {
-		bp := &v1alpha1.GatewayClassBlueprint{}
-		switch err := r.Client.Get(ctx, client.ObjectKey{Name: name}, bp); {
-		case err == nil:
-			in.Blueprint = bp
-		case !apierrors.IsNotFound(err):
-			return nil, err
-		}
+	if in.Blueprint, err = r.blueprintOf(ctx, class); err != nil {
+		return nil, err
 	}
 	if err := gatherListenerSets(ctx, r.Client, gw, in, r.listenerSets); err != nil {
 		return nil, err
@@ -185,6 +183,23 @@ func (r *HTTPRouteReconciler) parentInput(ctx context.Context, route *gwv1.HTTPR
 		return nil, err
 	}
 	return in, gatherNamespaceLabels(ctx, r.Client, gw, in)
+}
+
+// blueprintOf is the blueprint a Gantry class names, nil when it names none or it does not
+// exist.
+func (r *HTTPRouteReconciler) blueprintOf(ctx context.Context, class *gwv1.GatewayClass) (*v1alpha1.GatewayClassBlueprint, error) {
+	name, err := desired.BlueprintName(class)
+	if err != nil {
+		return nil, nil
+	}
+	bp := &v1alpha1.GatewayClassBlueprint{}
+	switch err := r.Client.Get(ctx, client.ObjectKey{Name: name}, bp); {
+	case err == nil:
+		return bp, nil
+	case !apierrors.IsNotFound(err):
+		return nil, err
+	}
+	return nil, nil
 }
 
 // gantryGateway returns a Gateway and its class when the class is Gantry's.

@@ -71,6 +71,14 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 	if err := setupIndexes(ctx, mgr.GetFieldIndexer(), listenerSets); err != nil {
 		return fmt.Errorf("field indexes: %w", err)
 	}
+	// GRPCRoute, TLSRoute, TCPRoute and UDPRoute, each when its CRD is installed.
+	kinds := servedRouteKinds(mgr.GetRESTMapper())
+	if len(kinds) < len(otherRouteKinds) {
+		log.FromContext(ctx).Info("some route kinds are not served by the API server (their CRDs are not installed): their routes attach to no Gateway until the controller restarts after they are", "served", kindNamesOf(kinds))
+	}
+	if err := indexRouteKinds(ctx, mgr.GetFieldIndexer(), kinds); err != nil {
+		return fmt.Errorf("field indexes: %w", err)
+	}
 	// Rendered objects live in a cache of their own that holds only objects with Gantry's
 	// template label.
 	rendered, err := cache.New(mgr.GetConfig(), cache.Options{
@@ -98,6 +106,7 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		blueprints: bps, board: b, policies: policyEvents,
 	}
 	gr.listenerSets = listenerSets
+	gr.routeKinds = kinds
 	m := &mapper{c: mgr.GetClient(), controllerNamespace: opts.ControllerNamespace, listenerSets: listenerSets}
 	gatewayBuilder := ctrl.NewControllerManagedBy(mgr).
 		Named("gateway").
@@ -115,6 +124,9 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		// Routes' backends, which route templates see in .Backends: a Service appearing or
 		// going (its metadata is enough).
 		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(m.serviceGateways), builder.OnlyMetadata, builder.WithPredicates(createOrDelete))
+	for _, k := range kinds {
+		gatewayBuilder = gatewayBuilder.Watches(k.object(), handler.EnqueueRequestsFromMapFunc(m.anyRouteGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{}))
+	}
 	if listenerSets {
 		// A ListenerSet's listeners are its parent Gateway's; its status is the Gateway's to write.
 		gatewayBuilder = gatewayBuilder.Watches(&gwv1.ListenerSet{}, handler.EnqueueRequestsFromMapFunc(listenerSetGateway), builder.WithPredicates(predicate.GenerationChangedPredicate{}))
@@ -161,8 +173,24 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		// and each of its listeners is accepted, which a route's parent status through it follows.
 		routeBuilder = routeBuilder.Watches(&gwv1.ListenerSet{}, handler.EnqueueRequestsFromMapFunc(m.listenerSetRoutes))
 	}
-	if err := routeBuilder.Complete(&HTTPRouteReconciler{Client: mgr.GetClient(), board: routes, listenerSets: listenerSets}); err != nil {
+	httpRoutes := &HTTPRouteReconciler{Client: mgr.GetClient(), board: routes, listenerSets: listenerSets}
+	if err := routeBuilder.Complete(httpRoutes); err != nil {
 		return err
+	}
+	for _, k := range kinds {
+		b := ctrl.NewControllerManagedBy(mgr).
+			Named(strings.ToLower(k.kind)).
+			For(k.object(), builder.WithPredicates(specOrResync)).
+			Watches(&gwv1.Gateway{}, handler.EnqueueRequestsFromMapFunc(m.gatewayRoutesOf(k)), builder.WithPredicates(specOrResync)).
+			Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(m.namespaceRoutesOf(k)), builder.WithPredicates(predicate.LabelChangedPredicate{})).
+			Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(m.allRoutesOf(k)), builder.OnlyMetadata, builder.WithPredicates(createOrDelete)).
+			Watches(&gwv1beta1.ReferenceGrant{}, handler.EnqueueRequestsFromMapFunc(m.allRoutesOf(k)), builder.WithPredicates(predicate.GenerationChangedPredicate{}))
+		if listenerSets {
+			b = b.Watches(&gwv1.ListenerSet{}, handler.EnqueueRequestsFromMapFunc(m.listenerSetRoutesOf(k)))
+		}
+		if err := b.Complete(&RouteReconciler{Client: mgr.GetClient(), kind: k, parents: httpRoutes}); err != nil {
+			return err
+		}
 	}
 
 	// Policy status: both kinds share the channel of policies the Gateway reconciler gathered;

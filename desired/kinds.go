@@ -1,6 +1,7 @@
 package desired
 
 import (
+	"fmt"
 	"slices"
 
 	"gantry.dev/gantry/apis/v1alpha1"
@@ -8,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 )
 
 // The route kinds of Gateway API's standard channel that attach to Gantry Gateways.
@@ -132,4 +134,74 @@ func KindsFor(bp *v1alpha1.GatewayClassBlueprint, p gwv1.ProtocolType) []string 
 		}
 	}
 	return DefaultRouteKinds[p]
+}
+
+// ParentRefs are the parentRefs of a route of any of RouteKinds; nil for another object.
+func ParentRefs(o client.Object) []gwv1.ParentReference {
+	r, _ := wrapRoute(o)
+	return r.parentRefs
+}
+
+// RouteStatus is the status of a route of any of RouteKinds, to read and write in place; nil
+// for another object.
+func RouteStatus(o client.Object) *gwv1.RouteStatus {
+	switch o := o.(type) {
+	case *gwv1.HTTPRoute:
+		return &o.Status.RouteStatus
+	case *gwv1.GRPCRoute:
+		return &o.Status.RouteStatus
+	case *gwv1.TLSRoute:
+		return &o.Status.RouteStatus
+	case *gwv1.TCPRoute:
+		return &o.Status.RouteStatus
+	case *gwv1.UDPRoute:
+		return &o.Status.RouteStatus
+	}
+	return nil
+}
+
+// WithParentRef is a copy of a route of any of RouteKinds that names pr as its only parent:
+// what its status entry for pr is decided on.
+func WithParentRef(o client.Object, pr gwv1.ParentReference) client.Object {
+	c := o.DeepCopyObject().(client.Object)
+	refs := []gwv1.ParentReference{pr}
+	switch c := c.(type) {
+	case *gwv1.HTTPRoute:
+		c.Spec.ParentRefs = refs
+	case *gwv1.GRPCRoute:
+		c.Spec.ParentRefs = refs
+	case *gwv1.TLSRoute:
+		c.Spec.ParentRefs = refs
+	case *gwv1.TCPRoute:
+		c.Spec.ParentRefs = refs
+	case *gwv1.UDPRoute:
+		c.Spec.ParentRefs = refs
+	}
+	return c
+}
+
+// RouteBackendNamespaces are the namespaces other than the route's that its backendRefs name,
+// for a route of any of RouteKinds.
+func RouteBackendNamespaces(o client.Object) map[string]bool {
+	r, _ := wrapRoute(o)
+	out := map[string]bool{}
+	for _, rule := range r.backends {
+		for _, b := range rule {
+			if b.Namespace != nil && string(*b.Namespace) != r.Namespace {
+				out[string(*b.Namespace)] = true
+			}
+		}
+	}
+	return out
+}
+
+// RouteBackendRefs says why a route's backendRefs do not all resolve (see BackendRefs), for a
+// route of any of RouteKinds.
+func RouteBackendRefs(o client.Object, serviceExists func(types.NamespacedName) bool, grants []*gwv1beta1.ReferenceGrant) (gwv1.RouteConditionReason, string) {
+	for _, b := range RouteBackends(o, serviceExists, grants) {
+		if !b.Resolved() {
+			return b.Reason, fmt.Sprintf("spec.rules[%d].backendRefs[%d]: %s", b.Rule, b.Index, b.Message)
+		}
+	}
+	return "", ""
 }

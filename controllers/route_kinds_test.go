@@ -1,0 +1,101 @@
+package controllers_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/desired"
+)
+
+// TestEveryRouteKindOnEnvtest: issue 20. A GRPCRoute, a TLSRoute and a TCPRoute attach to a
+// Gantry Gateway's HTTP, TLS (passthrough) and TCP listeners: each gets Accepted and
+// ResolvedRefs from Gantry, the listeners count them, a TCPRoute on the HTTP listener is
+// NotAllowedByListeners, and the Gateway's template sees all three in .Routes.
+func TestEveryRouteKindOnEnvtest(t *testing.T) {
+	ns := namespace(t, nil)
+	bp := blueprint("kinds", "", map[string]string{"routes": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: routes
+data:
+  kinds: {{ $names := list }}{{ range .Routes }}{{ $names = append $names (printf "%s/%s" .kind .name) }}{{ end }}{{ join "," $names | quote }}
+`})
+	bp.Spec.ListenerProtocols = []gwv1.ProtocolType{gwv1.HTTPProtocolType, gwv1.TLSProtocolType, gwv1.TCPProtocolType}
+	class := setup(t, ns, bp)
+	passthrough := gwv1.TLSModePassthrough
+	create(t, gateway(ns, "web", class,
+		gwv1.Listener{Name: "http", Port: 80, Protocol: gwv1.HTTPProtocolType},
+		gwv1.Listener{Name: "tls", Port: 443, Protocol: gwv1.TLSProtocolType, Hostname: ptr(gwv1.Hostname("*.example.com")), TLS: &gwv1.ListenerTLSConfig{Mode: &passthrough}},
+		gwv1.Listener{Name: "tcp", Port: 5432, Protocol: gwv1.TCPProtocolType}))
+	create(t, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 5432}}}})
+	parent := func(section string) []gwv1.ParentReference {
+		return []gwv1.ParentReference{{Name: "web", SectionName: ptr(gwv1.SectionName(section))}}
+	}
+	db := []gwv1.BackendRef{{BackendObjectReference: gwv1.BackendObjectReference{Name: "db", Port: ptr(gwv1.PortNumber(5432))}}}
+	grpc := &gwv1.GRPCRoute{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "grpc"}, Spec: gwv1.GRPCRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: parent("http")}}}
+	tls := &gwv1.TLSRoute{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tls"}, Spec: gwv1.TLSRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: parent("tls")},
+		Hostnames: []gwv1.Hostname{"db.example.com"}, Rules: []gwv1.TLSRouteRule{{BackendRefs: db}}}}
+	tcp := &gwv1.TCPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tcp"}, Spec: gwv1.TCPRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: parent("tcp")},
+		Rules: []gwv1.TCPRouteRule{{BackendRefs: db}}}}
+	wrong := &gwv1.TCPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tcp-on-http"}, Spec: gwv1.TCPRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: parent("http")},
+		Rules: []gwv1.TCPRouteRule{{BackendRefs: db}}}}
+	create(t, grpc, tls, tcp, wrong)
+
+	for _, c := range []struct {
+		obj    client.Object
+		status metav1.ConditionStatus
+		reason gwv1.RouteConditionReason
+	}{
+		{grpc, metav1.ConditionTrue, gwv1.RouteReasonAccepted},
+		{tls, metav1.ConditionTrue, gwv1.RouteReasonAccepted},
+		{tcp, metav1.ConditionTrue, gwv1.RouteReasonAccepted},
+		{wrong, metav1.ConditionFalse, gwv1.RouteReasonNotAllowedByListeners},
+	} {
+		eventually(t, fmt.Sprintf("%T %s Accepted=%s/%s", c.obj, c.obj.GetName(), c.status, c.reason), func() error {
+			if err := k8s.Get(t.Context(), client.ObjectKeyFromObject(c.obj), c.obj); err != nil {
+				return err
+			}
+			st := desired.RouteStatus(c.obj)
+			if len(st.Parents) != 1 {
+				return fmt.Errorf("parents %+v", st.Parents)
+			}
+			if err := conditionIs(st.Parents[0].Conditions, "ResolvedRefs", metav1.ConditionTrue, "ResolvedRefs", c.obj.GetGeneration()); err != nil {
+				return err
+			}
+			return conditionIs(st.Parents[0].Conditions, "Accepted", c.status, string(c.reason), c.obj.GetGeneration())
+		})
+	}
+	eventually(t, "listeners count one route each", func() error {
+		gw := &gwv1.Gateway{}
+		if err := k8s.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "web"}, gw); err != nil {
+			return err
+		}
+		for _, l := range gw.Status.Listeners {
+			if l.AttachedRoutes != 1 {
+				return fmt.Errorf("listener %s: attachedRoutes %d", l.Name, l.AttachedRoutes)
+			}
+		}
+		return nil
+	})
+	eventually(t, "the template sees the three routes", func() error {
+		cm := &corev1.ConfigMap{}
+		if err := k8s.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "routes"}, cm); err != nil {
+			return err
+		}
+		// Oldest first: the three were made within a second or two of each other, so the set
+		// is what is certain here (desired's tests check the order).
+		got := strings.Split(cm.Data["kinds"], ",")
+		slices.Sort(got)
+		if strings.Join(got, ",") != "GRPCRoute/grpc,TCPRoute/tcp,TLSRoute/tls" {
+			return fmt.Errorf("kinds = %q, want the three accepted routes", cm.Data["kinds"])
+		}
+		return nil
+	})
+}

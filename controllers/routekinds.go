@@ -1,0 +1,305 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/desired"
+)
+
+// routeKind is a route kind beside HTTPRoute (GRPCRoute, TLSRoute, TCPRoute, UDPRoute) that
+// the controller gathers for Gateways, watches and writes status for, when the API server
+// serves it: a cluster whose Gateway API CRDs lack one runs without it.
+type routeKind struct {
+	kind   string
+	object func() client.Object
+	list   func() client.ObjectList
+	items  func(client.ObjectList) []client.Object
+}
+
+var otherRouteKinds = []routeKind{
+	{desired.KindGRPCRoute, func() client.Object { return &gwv1.GRPCRoute{} }, func() client.ObjectList { return &gwv1.GRPCRouteList{} },
+		func(l client.ObjectList) []client.Object { return pointers(l.(*gwv1.GRPCRouteList).Items) }},
+	{desired.KindTLSRoute, func() client.Object { return &gwv1.TLSRoute{} }, func() client.ObjectList { return &gwv1.TLSRouteList{} },
+		func(l client.ObjectList) []client.Object { return pointers(l.(*gwv1.TLSRouteList).Items) }},
+	{desired.KindTCPRoute, func() client.Object { return &gwv1.TCPRoute{} }, func() client.ObjectList { return &gwv1.TCPRouteList{} },
+		func(l client.ObjectList) []client.Object { return pointers(l.(*gwv1.TCPRouteList).Items) }},
+	{desired.KindUDPRoute, func() client.Object { return &gwv1.UDPRoute{} }, func() client.ObjectList { return &gwv1.UDPRouteList{} },
+		func(l client.ObjectList) []client.Object { return pointers(l.(*gwv1.UDPRouteList).Items) }},
+}
+
+// pointers is a list's items as objects.
+func pointers[T any, PT interface {
+	*T
+	client.Object
+}](items []T) []client.Object {
+	out := make([]client.Object, len(items))
+	for i := range items {
+		out[i] = PT(&items[i])
+	}
+	return out
+}
+
+// servedRouteKinds are the kinds of otherRouteKinds the API server serves.
+func servedRouteKinds(mapper meta.RESTMapper) []routeKind {
+	var out []routeKind
+	for _, k := range otherRouteKinds {
+		if served(mapper, gwv1.SchemeGroupVersion.WithKind(k.kind)) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// indexRouteKinds indexes each kind by the Gateways and ListenerSets it names as parents.
+func indexRouteKinds(ctx context.Context, idx client.FieldIndexer, kinds []routeKind) error {
+	for _, k := range kinds {
+		if err := idx.IndexField(ctx, k.object(), indexParent, func(o client.Object) []string {
+			return parentRefKeys(o.GetNamespace(), desired.ParentRefs(o))
+		}); err != nil {
+			return err
+		}
+		if err := idx.IndexField(ctx, k.object(), indexListenerSetParent, func(o client.Object) []string {
+			var out []string
+			for _, pr := range desired.ParentRefs(o) {
+				if key, ok := desired.ListenerSetRef(pr, o.GetNamespace()); ok {
+					out = append(out, key.String())
+				}
+			}
+			return out
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// gatewayOtherRoutes lists, once each, the routes of kinds that name the Gateway or one of its
+// ListenerSets as a parent.
+func gatewayOtherRoutes(ctx context.Context, c client.Reader, kinds []routeKind, key types.NamespacedName, sets []*gwv1.ListenerSet) ([]client.Object, error) {
+	var out []client.Object
+	for _, k := range kinds {
+		seen := map[types.NamespacedName]bool{}
+		add := func(field, value string) error {
+			l := k.list()
+			if err := c.List(ctx, l, client.MatchingFields{field: value}); err != nil {
+				return err
+			}
+			for _, o := range k.items(l) {
+				if key := client.ObjectKeyFromObject(o); !seen[key] {
+					seen[key] = true
+					out = append(out, o)
+				}
+			}
+			return nil
+		}
+		if err := add(indexParent, ownerKey(key)); err != nil {
+			return nil, err
+		}
+		for _, ls := range sets {
+			if err := add(indexListenerSetParent, client.ObjectKeyFromObject(ls).String()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// anyRouteGateways maps a route of any kind to the Gateways it names, directly or through a
+// ListenerSet.
+func (m *mapper) anyRouteGateways(ctx context.Context, o client.Object) []reconcile.Request {
+	var out []reconcile.Request
+	for _, k := range parentRefKeys(o.GetNamespace(), desired.ParentRefs(o)) {
+		out = append(out, requests(splitKey(k))...)
+	}
+	if !m.listenerSets {
+		return out
+	}
+	for _, pr := range desired.ParentRefs(o) {
+		if key, ok := desired.ListenerSetRef(pr, o.GetNamespace()); ok {
+			ls := &gwv1.ListenerSet{}
+			if err := m.c.Get(ctx, key, ls); err == nil {
+				out = append(out, listenerSetGateway(ctx, ls)...)
+			}
+		}
+	}
+	return out
+}
+
+// RouteReconciler writes the parent status of routes of one kind beside HTTPRoute for their
+// Gantry Gateways: Accepted and ResolvedRefs, decided as for HTTPRoutes. Nothing is rendered
+// per route of these kinds (the Gateway's templates read them in .Routes), so there is no
+// Rendered condition.
+type RouteReconciler struct {
+	Client       client.Client
+	kind         routeKind
+	statusWrites statusWrites
+	parents      *HTTPRouteReconciler // for parentInput, which reads the route's parents alike
+}
+
+// Reconcile sets one status.parents entry per parentRef to a Gateway of a Gantry class, and
+// leaves other controllers' entries alone.
+func (r *RouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	defer observe(r.kind.kind, time.Now())
+	route := r.kind.object()
+	if err := r.Client.Get(ctx, req.NamespacedName, route); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	next := route.DeepCopyObject().(client.Object)
+	live, st := desired.RouteStatus(route), desired.RouteStatus(next)
+	parents := []gwv1.RouteParentStatus{}
+	for _, p := range live.Parents {
+		if p.ControllerName != v1alpha1.ControllerName {
+			parents = append(parents, p)
+		}
+	}
+	resolved, err := r.backendsResolved(ctx, route)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	for _, pr := range desired.ParentRefs(route) {
+		in, err := r.parents.parentInput(ctx, route.GetNamespace(), pr)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if in == nil {
+			continue
+		}
+		_, results, _ := desired.AttachRoutes(in, []client.Object{desired.WithParentRef(route, pr)})
+		ps := gwv1.RouteParentStatus{ParentRef: pr, ControllerName: v1alpha1.ControllerName}
+		if prev := findParent(live.Parents, pr); prev != nil {
+			ps.Conditions = slices.Clone(prev.Conditions)
+		}
+		accepted := metav1.Condition{Type: string(gwv1.RouteConditionAccepted), Status: metav1.ConditionTrue, ObservedGeneration: route.GetGeneration()}
+		if len(results) == 1 {
+			accepted.Reason, accepted.Message = string(results[0].Reason), results[0].Message
+			if !results[0].Accepted {
+				accepted.Status = metav1.ConditionFalse
+			}
+		}
+		meta.SetStatusCondition(&ps.Conditions, accepted)
+		meta.SetStatusCondition(&ps.Conditions, resolved)
+		parents = append(parents, ps)
+	}
+	st.Parents = parents
+	if equality.Semantic.DeepEqual(live, st) || len(live.Parents) == 0 && len(parents) == 0 {
+		return ctrl.Result{}, nil
+	}
+	return requeueIfBehind(ctrl.Result{}, r.statusWrites.patch(ctx, r.Client, route, next))
+}
+
+// backendsResolved is the route's ResolvedRefs condition, as for HTTPRoutes.
+func (r *RouteReconciler) backendsResolved(ctx context.Context, route client.Object) (metav1.Condition, error) {
+	c := metav1.Condition{Type: string(gwv1.RouteConditionResolvedRefs), Status: metav1.ConditionTrue, Reason: string(gwv1.RouteReasonResolvedRefs),
+		Message: "every backendRef resolves", ObservedGeneration: route.GetGeneration()}
+	grants, err := referenceGrants(ctx, r.Client, desired.RouteBackendNamespaces(route))
+	if err != nil {
+		return c, err
+	}
+	var lookupErr error
+	exists := func(key types.NamespacedName) bool {
+		m := &metav1.PartialObjectMetadata{}
+		m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Service"))
+		err := r.Client.Get(ctx, key, m)
+		if err != nil && !apierrors.IsNotFound(err) && lookupErr == nil {
+			lookupErr = fmt.Errorf("get Service %s: %w", key, err)
+		}
+		return err == nil
+	}
+	reason, msg := desired.RouteBackendRefs(route, exists, grants)
+	if lookupErr != nil {
+		return c, lookupErr
+	}
+	if reason != "" {
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, string(reason), msg
+	}
+	return c, nil
+}
+
+// parentRefKeys are the "<namespace>/<name>" of the Gateways parentRefs of a route in namespace
+// ns name.
+func parentRefKeys(ns string, prs []gwv1.ParentReference) []string {
+	var out []string
+	for _, pr := range prs {
+		if pr.Group != nil && *pr.Group != gwv1.GroupName || pr.Kind != nil && *pr.Kind != "Gateway" {
+			continue
+		}
+		n := ns
+		if pr.Namespace != nil {
+			n = string(*pr.Namespace)
+		}
+		out = append(out, n+"/"+string(pr.Name))
+	}
+	return out
+}
+
+// splitKey reads a "<namespace>/<name>" key.
+func splitKey(k string) types.NamespacedName {
+	ns, name, _ := strings.Cut(k, "/")
+	return types.NamespacedName{Namespace: ns, Name: name}
+}
+
+func kindNamesOf(kinds []routeKind) []string {
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = k.kind
+	}
+	return out
+}
+
+// routesOf maps to the routes of kind k the list options select.
+func (m *mapper) routesOf(ctx context.Context, k routeKind, opts ...client.ListOption) []reconcile.Request {
+	l := k.list()
+	if err := m.c.List(ctx, l, opts...); err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for _, o := range k.items(l) {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o)})
+	}
+	return out
+}
+
+// gatewayRoutesOf maps a Gateway to the routes of kind k that name it.
+func (m *mapper) gatewayRoutesOf(k routeKind) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		return m.routesOf(ctx, k, client.MatchingFields{indexParent: o.GetNamespace() + "/" + o.GetName()})
+	}
+}
+
+// namespaceRoutesOf maps a namespace to the routes of kind k in it (its labels decide whether
+// they attach to listeners that select namespaces).
+func (m *mapper) namespaceRoutesOf(k routeKind) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		return m.routesOf(ctx, k, client.InNamespace(o.GetName()))
+	}
+}
+
+// allRoutesOf maps anything to every route of kind k: a Service that appears or goes, a
+// ReferenceGrant (coarse, for these kinds' ResolvedRefs; HTTPRoutes have indexes for it).
+func (m *mapper) allRoutesOf(k routeKind) handler.MapFunc {
+	return func(ctx context.Context, _ client.Object) []reconcile.Request { return m.routesOf(ctx, k) }
+}
+
+// listenerSetRoutesOf maps a ListenerSet to the routes of kind k that name it.
+func (m *mapper) listenerSetRoutesOf(k routeKind) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		return m.routesOf(ctx, k, client.MatchingFields{indexListenerSetParent: client.ObjectKeyFromObject(o).String()})
+	}
+}
