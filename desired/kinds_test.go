@@ -24,7 +24,9 @@ func TestEveryRouteKindAttaches(t *testing.T) {
 		listener("udp", gwv1.UDPProtocolType, 53, ""))
 	bp := blueprint(map[string]string{"routes": routesDump}, `{}`)
 	bp.Spec.ListenerProtocols = []gwv1.ProtocolType{gwv1.HTTPProtocolType, gwv1.TLSProtocolType, gwv1.TCPProtocolType, gwv1.UDPProtocolType}
-	meta := func(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: ns, Name: name, CreationTimestamp: created} }
+	meta := func(name string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Namespace: ns, Name: name, CreationTimestamp: created}
+	}
 	grpc := &gwv1.GRPCRoute{ObjectMeta: meta("grpc"), Spec: gwv1.GRPCRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: []gwv1.ParentReference{section("http")}},
 		Hostnames: []gwv1.Hostname{"api.example.com"}}}
 	tls := &gwv1.TLSRoute{ObjectMeta: meta("tls"), Spec: gwv1.TLSRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: []gwv1.ParentReference{section("tls")}},
