@@ -205,3 +205,20 @@ func RouteBackendRefs(o client.Object, serviceExists func(types.NamespacedName) 
 	}
 	return "", ""
 }
+
+// NewRoute is an empty typed route of one of RouteKinds; nil for another kind.
+func NewRoute(kind string) client.Object {
+	switch kind {
+	case KindHTTPRoute:
+		return &gwv1.HTTPRoute{}
+	case KindGRPCRoute:
+		return &gwv1.GRPCRoute{}
+	case KindTLSRoute:
+		return &gwv1.TLSRoute{}
+	case KindTCPRoute:
+		return &gwv1.TCPRoute{}
+	case KindUDPRoute:
+		return &gwv1.UDPRoute{}
+	}
+	return nil
+}

@@ -31,6 +31,7 @@ func (s *Set) Input(gw *gwv1.Gateway, controllerNamespace string) *desired.Input
 		Gateway:             gw,
 		Class:               s.Classes[string(gw.Spec.GatewayClassName)],
 		Routes:              s.Routes,
+		OtherRoutes:         s.OtherRoutes,
 		ListenerSets:        s.ListenerSets,
 		NamespaceLabels:     s.NamespaceLabels,
 		GatewayClassConfigs: s.GatewayClassConfigs,

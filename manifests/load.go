@@ -20,21 +20,25 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 	"sigs.k8s.io/yaml"
 
 	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/desired"
 	"gantry.dev/gantry/internal/yamltext"
 	"gantry.dev/gantry/render"
 )
 
 // Set is everything read from the manifests.
 type Set struct {
-	Blueprints          map[string]*v1alpha1.GatewayClassBlueprint
-	Classes             map[string]*gwv1.GatewayClass
-	Gateways            []*gwv1.Gateway
-	Routes              []*gwv1.HTTPRoute
+	Blueprints map[string]*v1alpha1.GatewayClassBlueprint
+	Classes    map[string]*gwv1.GatewayClass
+	Gateways   []*gwv1.Gateway
+	Routes     []*gwv1.HTTPRoute
+	// OtherRoutes are GRPCRoutes, TLSRoutes, TCPRoutes and UDPRoutes, typed.
+	OtherRoutes         []client.Object
 	ListenerSets        []*gwv1.ListenerSet
 	GatewayClassConfigs []*v1alpha1.GatewayClassConfig
 	GatewayConfigs      []*v1alpha1.GatewayConfig
@@ -212,6 +216,13 @@ func (s *Set) addDocument(doc string) error {
 		}
 		o.Namespace = cmp.Or(o.Namespace, "default")
 		s.Routes = append(s.Routes, o)
+	case group == gwv1.GroupName && slices.Contains(desired.RouteKinds, head.Kind) && head.Kind != desired.KindHTTPRoute:
+		o := desired.NewRoute(head.Kind)
+		if err := strict(o); err != nil {
+			return err
+		}
+		o.SetNamespace(cmp.Or(o.GetNamespace(), "default"))
+		s.OtherRoutes = append(s.OtherRoutes, o)
 	case group == gwv1.GroupName && head.Kind == "ListenerSet":
 		o := &gwv1.ListenerSet{}
 		if err := strict(o); err != nil {

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
@@ -22,6 +23,7 @@ func (s *Set) With(local *Set) *Set {
 		Classes:             maps.Clone(s.Classes),
 		Gateways:            slices.Clone(s.Gateways),
 		Routes:              slices.Clone(s.Routes),
+		OtherRoutes:         slices.Clone(s.OtherRoutes),
 		ListenerSets:        slices.Clone(s.ListenerSets),
 		GatewayClassConfigs: slices.Clone(s.GatewayClassConfigs),
 		GatewayConfigs:      slices.Clone(s.GatewayConfigs),
@@ -57,6 +59,17 @@ func (s *Set) With(local *Set) *Set {
 	sortGateways(out.Gateways)
 	for _, r := range local.Routes {
 		out.Routes = replace(out.Routes, r, func(old *gwv1.HTTPRoute) { inheritMeta(r, old) })
+	}
+	for _, r := range local.OtherRoutes {
+		i := slices.IndexFunc(out.OtherRoutes, func(o client.Object) bool {
+			return o.GetObjectKind().GroupVersionKind().Kind == r.GetObjectKind().GroupVersionKind().Kind && client.ObjectKeyFromObject(o) == client.ObjectKeyFromObject(r)
+		})
+		if i < 0 {
+			out.OtherRoutes = append(out.OtherRoutes, r)
+			continue
+		}
+		inheritMeta(r, out.OtherRoutes[i])
+		out.OtherRoutes[i] = r
 	}
 	for _, ls := range local.ListenerSets {
 		out.ListenerSets = replace(out.ListenerSets, ls, func(old *gwv1.ListenerSet) { inheritMeta(ls, old) })

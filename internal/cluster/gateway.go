@@ -89,6 +89,18 @@ func ReadGateway(ctx context.Context, c client.Client, key types.NamespacedName,
 	if err := c.List(ctx, routes, opts...); err != nil {
 		return nil, fmt.Errorf("list HTTPRoutes: %w", err)
 	}
+	others, err := otherRoutes(ctx, c, opts...)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range others {
+		if slices.ContainsFunc(desired.ParentRefs(o), func(pr gwv1.ParentReference) bool {
+			k, ok := desired.ListenerSetRef(pr, o.GetNamespace())
+			return ok && slices.Contains(sets, k) || !ok && refersToGateway(pr, o.GetNamespace(), gw)
+		}) {
+			set.OtherRoutes = append(set.OtherRoutes, o)
+		}
+	}
 	namespaces := []string{gw.Namespace}
 	for i := range routes.Items {
 		r := &routes.Items[i]
@@ -261,4 +273,15 @@ func backends(ctx context.Context, c client.Client, set *manifests.Set) error {
 		}
 	}
 	return nil
+}
+
+// refersToGateway reports whether a parentRef of a route in namespace ns names gw.
+func refersToGateway(pr gwv1.ParentReference, ns string, gw *gwv1.Gateway) bool {
+	if pr.Group != nil && *pr.Group != gwv1.GroupName || pr.Kind != nil && *pr.Kind != "Gateway" {
+		return false
+	}
+	if pr.Namespace != nil {
+		ns = string(*pr.Namespace)
+	}
+	return ns == gw.Namespace && string(pr.Name) == gw.Name
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -15,6 +16,7 @@ import (
 
 	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/controllers"
+	"gantry.dev/gantry/desired"
 	"gantry.dev/gantry/manifests"
 )
 
@@ -77,6 +79,11 @@ func Read(ctx context.Context, c client.Client, namespace string) (*manifests.Se
 	for _, ns := range nss.Items {
 		set.NamespaceLabels[ns.Name] = ns.Labels
 	}
+	others, err := otherRoutes(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	set.OtherRoutes = others
 	if err := backends(ctx, c, set); err != nil {
 		return nil, err
 	}
@@ -118,6 +125,36 @@ func rendered(ctx context.Context, c client.Client, bps []v1alpha1.GatewayClassB
 				u.SetManagedFields(nil) // as the controller's cache holds them
 				out = append(out, u)
 			}
+		}
+	}
+	return out, nil
+}
+
+// otherRoutes lists the GRPCRoutes, TLSRoutes, TCPRoutes and UDPRoutes, each kind when the API
+// server serves it.
+func otherRoutes(ctx context.Context, c client.Reader, opts ...client.ListOption) ([]client.Object, error) {
+	lists := map[string]client.ObjectList{
+		desired.KindGRPCRoute: &gwv1.GRPCRouteList{}, desired.KindTLSRoute: &gwv1.TLSRouteList{},
+		desired.KindTCPRoute: &gwv1.TCPRouteList{}, desired.KindUDPRoute: &gwv1.UDPRouteList{},
+	}
+	var out []client.Object
+	for _, kind := range desired.RouteKinds {
+		l, ok := lists[kind]
+		if !ok {
+			continue
+		}
+		if err := c.List(ctx, l, opts...); err != nil {
+			if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
+				continue // the CRD is not installed
+			}
+			return nil, fmt.Errorf("list %ss: %w", kind, err)
+		}
+		items, err := meta.ExtractList(l)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range items {
+			out = append(out, o.(client.Object))
 		}
 	}
 	return out, nil
