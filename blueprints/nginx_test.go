@@ -25,9 +25,8 @@ import (
 // status. Only the addresses change: Services become local test backends, listeners local
 // ports.
 func TestNginxServesTheRoutes(t *testing.T) {
-	bin := nginxBinary(t)
-	out := golden.Render(t, "nginx/blueprint.yaml", "nginx/testdata/routes.in.yaml")
-	conf := renderedConf(t, out)
+	bin := configServer(t, "nginx")
+	conf := renderedFile(t, golden.Render(t, "nginx/blueprint.yaml", "nginx/testdata/routes.in.yaml"), "nginx.conf")
 
 	// One backend per Service, answering with its name.
 	backends := map[string]string{}
@@ -120,8 +119,8 @@ func TestNginxServesTheRoutes(t *testing.T) {
 	}
 }
 
-// renderedConf is nginx.conf from the ConfigMap in `gantry render` output.
-func renderedConf(t *testing.T, out []byte) string {
+// renderedFile is a file (a key of a ConfigMap's data) in `gantry render` output.
+func renderedFile(t *testing.T, out []byte, file string) string {
 	t.Helper()
 	docs, _ := yamltext.SplitDocuments(string(out))
 	for _, d := range docs {
@@ -129,11 +128,11 @@ func renderedConf(t *testing.T, out []byte) string {
 			Kind string            `json:"kind"`
 			Data map[string]string `json:"data"`
 		}
-		if err := yaml.Unmarshal([]byte(d), &o); err == nil && o.Kind == "ConfigMap" && o.Data["nginx.conf"] != "" {
-			return o.Data["nginx.conf"]
+		if err := yaml.Unmarshal([]byte(d), &o); err == nil && o.Kind == "ConfigMap" && o.Data[file] != "" {
+			return o.Data[file]
 		}
 	}
-	t.Fatalf("no nginx.conf in:\n%s", out)
+	t.Fatalf("no %s in:\n%s", file, out)
 	return ""
 }
 
@@ -147,18 +146,18 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// nginxBinary is the nginx that hack/config-servers.sh installs.
-func nginxBinary(t *testing.T) string {
+// configServer is the nginx or haproxy that hack/config-servers.sh installs.
+func configServer(t *testing.T, name string) string {
 	t.Helper()
-	if p, err := exec.LookPath("nginx"); err == nil {
+	if p, err := exec.LookPath(name); err == nil {
 		return p
 	}
-	if _, err := os.Stat("/usr/sbin/nginx"); err == nil {
-		return "/usr/sbin/nginx"
+	if _, err := os.Stat("/usr/sbin/" + name); err == nil {
+		return "/usr/sbin/" + name
 	}
 	if os.Getenv("GANTRY_SKIP_CONFIG_SERVERS") == "1" {
-		t.Skip("nginx is not installed and GANTRY_SKIP_CONFIG_SERVERS=1")
+		t.Skipf("%s is not installed and GANTRY_SKIP_CONFIG_SERVERS=1", name)
 	}
-	t.Fatal("nginx is not installed: run hack/config-servers.sh (make test does), or set GANTRY_SKIP_CONFIG_SERVERS=1 to skip")
+	t.Fatalf("%s is not installed: run hack/config-servers.sh (make test does), or set GANTRY_SKIP_CONFIG_SERVERS=1 to skip", name)
 	return ""
 }
