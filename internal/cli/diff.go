@@ -187,15 +187,18 @@ func (o *diffOptions) diffGateway(ctx context.Context, live *liveCluster, set *m
 
 	// Policies: the outcomes with the cluster's inputs, against those with the local files.
 	var before *desired.Result
+	var liveStatus gwv1.GatewayStatus // a Gateway only in the local files has none yet
 	if i := slices.IndexFunc(live.set.Gateways, func(g *gwv1.Gateway) bool { return g.Namespace == gw.Namespace && g.Name == gw.Name }); i >= 0 {
 		before, _ = desired.Gateway(o.input(live, live.set, live.set.Gateways[i]))
+		liveStatus = live.set.Gateways[i].Status
 	}
 	d.Policies = policyChanges(before, res)
 
-	// Status: what the controller would write, against what is there (a Gateway only in the
-	// local files has none yet).
+	// Status: what the controller would write, against what is live. Not the local file's:
+	// a file has none, or the CRD's defaults ("Waiting for controller"), which would make a
+	// repository identical to the cluster differ.
 	next := controllers.GatewayStatus(gw, res, renderErr)
-	d.Status = unified("status", statusView(gw.Status), statusView(next))
+	d.Status = unified("status", statusView(liveStatus), statusView(next))
 
 	if renderErr != nil {
 		d.Error = renderErr.Error()

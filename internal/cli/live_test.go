@@ -186,6 +186,15 @@ func TestLive(t *testing.T) {
 		}
 	})
 
+	t.Run("diff of the files the cluster was made from is clean", func(t *testing.T) {
+		// Issue 21: the files' Gateways have no status; what the controller would write is
+		// compared with what is live, as kubectl diff compares what an apply would change.
+		code, out, errOut := gantry("diff", "-A", sample)
+		if code != 0 {
+			t.Fatalf("exit %d, want 0 (the files are the cluster):\n%s%s", code, out, errOut)
+		}
+	})
+
 	t.Run("diff does not prune what the controller cannot prove its own", func(t *testing.T) {
 		// A tenant can write Gantry's labels and owner annotation on any object of their
 		// namespace; without the Gateway's owner reference the controller neither reads it as
