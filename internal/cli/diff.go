@@ -197,7 +197,9 @@ func (o *diffOptions) diffGateway(ctx context.Context, live *liveCluster, set *m
 	// Status: what the controller would write, against what is live. Not the local file's:
 	// a file has none, or the CRD's defaults ("Waiting for controller"), which would make a
 	// repository identical to the cluster differ.
-	next := controllers.GatewayStatus(gw, res, renderErr)
+	base := gw.DeepCopy()
+	base.Status = *liveStatus.DeepCopy() // the controller starts from the live status too
+	next := controllers.GatewayStatus(base, res, renderErr)
 	d.Status = unified("status", statusView(liveStatus), statusView(next))
 
 	if renderErr != nil {
@@ -298,8 +300,15 @@ func comparable(u *unstructured.Unstructured) string {
 }
 
 // statusView is the part of a Gateway's status a reconcile decides: conditions without their
-// timestamps, addresses and listeners.
+// timestamps, addresses and listeners. Conditions are a map by type (listType=map): their
+// order says nothing, so they are sorted.
 func statusView(st gwv1.GatewayStatus) string {
+	st = *st.DeepCopy()
+	byType := func(a, b metav1.Condition) int { return strings.Compare(a.Type, b.Type) }
+	slices.SortFunc(st.Conditions, byType)
+	for i := range st.Listeners {
+		slices.SortFunc(st.Listeners[i].Conditions, byType)
+	}
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&st)
 	if err != nil {
 		return fmt.Sprintf("# %v\n", err)
