@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
@@ -372,7 +373,7 @@ func (r *GatewayReconciler) routeOutcomes(ctx context.Context, gw *gwv1.Gateway,
 			o.message = truncate(fmt.Sprintf("Gateway %s: %v; the route's earlier objects are kept", key, err))
 		}
 		if r.routes.set(ctx, route, key, o) && o.status == metav1.ConditionFalse && o.reason != string(gwv1.GatewayReasonPending) && r.Recorder != nil {
-			r.Recorder.Eventf(route, gw, corev1.EventTypeWarning, o.reason, "Render", "%s", o.message)
+			r.Recorder.Eventf(route, gw, corev1.EventTypeWarning, o.reason, "Render", "%s", eventNote(o.message))
 		}
 	}
 }
@@ -549,8 +550,25 @@ func (r *GatewayReconciler) countKinds(c *prometheus.CounterVec, keys []objectKe
 
 func (r *GatewayReconciler) event(gw *gwv1.Gateway, typ, reason, action, format string, args ...any) {
 	if r.Recorder != nil {
-		r.Recorder.Eventf(gw, nil, typ, reason, action, format, args...)
+		r.Recorder.Eventf(gw, nil, typ, reason, action, "%s", eventNote(fmt.Sprintf(format, args...)))
 	}
+}
+
+// maxEventNote is the most an Event's note may hold (events.k8s.io/v1): a longer one is
+// refused, and the Event lost.
+const maxEventNote = 1024
+
+// eventNote is msg cut to fit an Event's note, on a character boundary, saying so.
+func eventNote(msg string) string {
+	if len(msg) <= maxEventNote {
+		return msg
+	}
+	const mark = "… (truncated)"
+	cut := maxEventNote - len(mark)
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + mark
 }
 
 // summary lists objects for an event, at most five by name.
