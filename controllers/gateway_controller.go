@@ -68,6 +68,9 @@ type GatewayReconciler struct {
 	listenerSets bool
 	// routeKinds are the route kinds beside HTTPRoute the API server serves.
 	routeKinds []routeKind
+	// kindRechecks holds, per Gateway whose render needs a kind not served, the last wait
+	// before looking again (kindRecheck).
+	kindRechecks sync.Map
 	// accepted remembers, per Gateway, the generation of each contribution (ListenerSet, route)
 	// of its last accepted apply: when the API server refuses the Gateway's objects, what is
 	// new or changed since is searched first (isolateRefusal).
@@ -166,6 +169,7 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 			r.notifyRefs(ctx, r.board.forget(req.NamespacedName, true))
 			// Owner references let the garbage collector remove namespaced objects; remove
 			// them here too, so that nothing lingers where no collector runs.
+			r.kindRechecks.Delete(req.NamespacedName)
 			return ctrl.Result{}, r.removeAll(ctx, req.NamespacedName, nil)
 		}
 		return ctrl.Result{}, err
@@ -192,8 +196,18 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 		r.board.attempted(req.NamespacedName)
 		r.notifyPolicies(ctx, g.in)
 		r.gatewayFailedRoutes(ctx, gw, g.in, desired.ReasonRenderFailed)
-		return ctrl.Result{}, r.failed(ctx, gw, g.in, err)
+		var again ctrl.Result
+		if g.kindMissing.Load() {
+			// A kind whose CRD is not installed yet: nothing the controller watches tells it
+			// when it is, so it looks again, less and less often (the workqueue's backoff
+			// would start at milliseconds).
+			again.RequeueAfter = r.kindRecheck(req.NamespacedName)
+		} else {
+			r.kindRechecks.Delete(req.NamespacedName)
+		}
+		return again, r.failed(ctx, gw, g.in, err)
 	}
+	r.kindRechecks.Delete(req.NamespacedName)
 	results := []*precedence.Result{res.Values}
 	for _, rt := range res.Routes {
 		results = append(results, rt.Values)
@@ -532,6 +546,18 @@ func (r *GatewayReconciler) notify(ctx context.Context, o client.Object) {
 	case r.policies <- event.GenericEvent{Object: o}:
 	case <-ctx.Done():
 	}
+}
+
+// kindRecheck is when to look again at a Gateway whose render needs a kind the API server does
+// not serve: 5 s, doubling at each miss up to 5 minutes.
+func (r *GatewayReconciler) kindRecheck(key types.NamespacedName) time.Duration {
+	const first, most = 5 * time.Second, 5 * time.Minute
+	next := first
+	if prev, ok := r.kindRechecks.Load(key); ok {
+		next = min(2*prev.(time.Duration), most)
+	}
+	r.kindRechecks.Store(key, next)
+	return next
 }
 
 func (r *GatewayReconciler) isNamespaced(gvk schema.GroupVersionKind) (bool, error) {

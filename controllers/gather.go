@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -29,6 +31,9 @@ type gathered struct {
 	class classState
 	// className is the class the Gateway names.
 	className string
+	// kindMissing is set when the render asked for a kind the API server does not serve:
+	// its CRD may come, and the reconciler looks again (see kindRecheck).
+	kindMissing atomic.Bool
 }
 
 // gather reads everything the Gateway's desired state depends on from the cache. A class that
@@ -37,7 +42,14 @@ type gathered struct {
 // that means.
 func (r *GatewayReconciler) gather(ctx context.Context, gw *gwv1.Gateway) (*gathered, error) {
 	key := types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}
-	g := &gathered{in: &desired.Input{ControllerNamespace: r.ControllerNamespace, Gateway: gw, IsNamespaced: r.isNamespaced, Limits: r.RenderLimits, Outputs: r.outputs}}
+	g := &gathered{in: &desired.Input{ControllerNamespace: r.ControllerNamespace, Gateway: gw, Limits: r.RenderLimits, Outputs: r.outputs}}
+	g.in.IsNamespaced = func(gvk schema.GroupVersionKind) (bool, error) {
+		namespaced, err := r.isNamespaced(gvk)
+		if err != nil {
+			g.kindMissing.Store(true)
+		}
+		return namespaced, err
+	}
 	owned, err := r.tracker.owned(ctx, r.proof(ctx, key, gw.UID))
 	if err != nil {
 		return nil, err
