@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -123,6 +124,10 @@ func (o *renderOptions) run(ctx context.Context, args []string, stdin io.Reader,
 	}
 	gateways, err := selectGateways(set, o.gateways, live)
 	if err != nil {
+		return err
+	}
+
+	if err := o.checkShowOnly(set, gateways); err != nil {
 		return err
 	}
 
@@ -369,4 +374,35 @@ func (o *renderOptions) printValueSet(w io.Writer, title string, v *precedence.R
 		explain.Write(w, v)
 	}
 	fmt.Fprintln(w)
+}
+
+// checkShowOnly refuses a --show-only name that is no template of the selected Gateways'
+// blueprints, as Helm refuses one that is no template of the chart: a typo must not print
+// nothing and succeed.
+func (o *renderOptions) checkShowOnly(set *manifests.Set, gateways []*gwv1.Gateway) error {
+	if len(o.showOnly) == 0 {
+		return nil
+	}
+	known := map[string]bool{}
+	for _, gw := range gateways {
+		in := set.Input(gw, o.controllerNamespace)
+		if in.Blueprint == nil {
+			continue
+		}
+		for k := range in.Blueprint.Spec.GatewayTemplate.ResourceTemplates {
+			known[k] = true
+		}
+		if rt := in.Blueprint.Spec.HTTPRouteTemplate; rt != nil {
+			for k := range rt.ResourceTemplates {
+				known[k] = true
+			}
+		}
+	}
+	for _, name := range o.showOnly {
+		if !known[name] {
+			return usagef("--show-only %q names no template of the selected Gateways' blueprints (their templates: %s)",
+				name, strings.Join(slices.Sorted(maps.Keys(known)), ", "))
+		}
+	}
+	return nil
 }

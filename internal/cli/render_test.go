@@ -149,3 +149,12 @@ func TestUsageAndErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestShowOnlyUnknownTemplate: issue 21. --show-only with a name that is no template printed
+// nothing and exited 0; as Helm's, it is an error that lists the templates there are.
+func TestShowOnlyUnknownTemplate(t *testing.T) {
+	code, out, errOut := gantry("render", sample, "--gateway", "team-a/web", "--show-only", "nosuch")
+	if code != 2 || out != "" || !strings.Contains(errOut, `--show-only "nosuch"`) || !strings.Contains(errOut, "deployment") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 naming nosuch and the templates there are", code, out, errOut)
+	}
+}
