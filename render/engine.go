@@ -370,7 +370,7 @@ func (b *Blueprint) render(in *Input, set []*compiled, status *compiled) (*Outpu
 			return err
 		})
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(sameCause(errs)...); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -749,3 +749,26 @@ func TestStrictRenderChangesNothing(t *testing.T) {
 	}
 	t.Errorf("no zz object in %v (pending %v)", out.Objects, out.Pending)
 }
+
+// TestOneErrorPerCause: issue 21. A define with a failure that six templates include gave six
+// copies of one error; it is one error, located in the define, naming the templates.
+func TestOneErrorPerCause(t *testing.T) {
+	helpers := "{{- define \"name\" -}}\n{{ .Gateway.metadata.nmae | required \"metadata.nmae is required\" }}\n{{- end -}}"
+	templates := map[string]string{"_helpers": helpers}
+	for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
+		templates[n] = configMap(n, `v: {{ include "name" . }}`)
+	}
+	b := mustCompile(t, gatewaySpec(templates))
+	_, err := b.RenderGateway(&render.Input{Gateway: map[string]any{"metadata": map[string]any{"name": "web"}}, Namespace: "ns"})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	if n := strings.Count(msg, "error calling required"); n != 1 {
+		t.Errorf("the cause is said %d times, want once:\n%s", n, msg)
+	}
+	if !strings.Contains(msg, "gatewayTemplate.resourceTemplates._helpers:2:") || !strings.Contains(msg, "included by gatewayTemplate.resourceTemplates.a") ||
+		!strings.Contains(msg, "gatewayTemplate.resourceTemplates.f)") {
+		t.Errorf("want the define's line and the six templates:\n%s", msg)
+	}
+}

@@ -86,3 +86,57 @@ func templateError(blueprint, template string, err error) (*Error, string) {
 	}
 	return e, ctx
 }
+
+// sameCause merges the errors of templates that failed in one place they all include (a
+// define of _helpers with a typo, used by six templates, gave six copies): one error, located
+// where the failure is, listing the templates that include it. Errors that name a tenant value
+// are kept as they are: which contribution to set apart depends on them.
+func sameCause(errs []error) []error {
+	type cause struct {
+		file, at string
+		line     int
+	}
+	// causeOf is where an error's innermost failure is, when that is in another template of
+	// the blueprint than the one that ran (not the text of a tpl call).
+	causeOf := func(err error) (cause, bool) {
+		e, ok := err.(*Error)
+		if !ok || e.Origin != "" {
+			return cause{}, false
+		}
+		i := strings.LastIndex(e.Msg, "template: ")
+		if i < 0 {
+			return cause{}, false
+		}
+		m := templateErr.FindStringSubmatch(e.Msg[i:])
+		if m == nil || m[1] == e.Template || m[1] == "tpl" {
+			return cause{}, false
+		}
+		line, _ := strconv.Atoi(m[2])
+		msg := m[3]
+		if x := executingErr.FindStringSubmatch(m[3]); x != nil {
+			msg = x[1] + ": " + x[2]
+		}
+		return cause{file: m[1], at: msg, line: line}, true
+	}
+	by := map[cause][]string{}
+	for _, err := range errs {
+		if c, ok := causeOf(err); ok {
+			by[c] = append(by[c], err.(*Error).Template)
+		}
+	}
+	var out []error
+	done := map[cause]bool{}
+	for _, err := range errs {
+		c, ok := causeOf(err)
+		switch {
+		case !ok || len(by[c]) < 2:
+			out = append(out, err) // one template: its own error says where, as it is
+		case !done[c]:
+			done[c] = true
+			e := err.(*Error)
+			out = append(out, &Error{Blueprint: e.Blueprint, Template: c.file, Line: c.line,
+				Msg: fmt.Sprintf("%s (included by %s)", c.at, strings.Join(by[c], ", "))})
+		}
+	}
+	return out
+}
