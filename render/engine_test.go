@@ -772,3 +772,14 @@ func TestOneErrorPerCause(t *testing.T) {
 		t.Errorf("want the define's line and the six templates:\n%s", msg)
 	}
 }
+
+// TestNoReflectInMessages: issue 21. `slice` past a list's end said "reflect.Value.Slice:
+// slice index out of bounds"; the message names the function and the problem, not Go's
+// reflect package.
+func TestNoReflectInMessages(t *testing.T) {
+	b := mustCompile(t, gatewaySpec(map[string]string{"cm": configMap("cm", `v: {{ slice (list 1 2) 3 | toString | quote }}`)}))
+	_, err := b.RenderGateway(&render.Input{Gateway: map[string]any{}, Namespace: "ns"})
+	if err == nil || strings.Contains(err.Error(), "reflect") || !strings.Contains(err.Error(), "error calling slice: slice index out of bounds") {
+		t.Errorf("error %v; want one naming slice and the problem, without reflect", err)
+	}
+}

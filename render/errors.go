@@ -59,12 +59,16 @@ func (p Pending) String() string {
 var (
 	templateErr  = regexp.MustCompile(`^template: (.+?):(\d+)(?::\d+)?: (.*)$`)
 	executingErr = regexp.MustCompile(`^executing "(?:.+?)" at <(.*?)>: (.*)$`)
+	// reflectPrefix is how Go's reflect package starts the errors it gives functions that
+	// index or slice (`reflect.Value.Slice: slice index out of bounds`): the function's name and
+	// what went wrong say it to a blueprint author; the package's name does not.
+	reflectPrefix = regexp.MustCompile(`reflect(?:\.Value\.[A-Za-z]+)?: `)
 )
 
 // templateError rewrites a text/template error as an *Error. It returns the template context
 // (`<.Values.x>`) separately so that callers can classify it.
 func templateError(blueprint, template string, err error) (*Error, string) {
-	msg := plainChecks(err.Error())
+	msg := reflectPrefix.ReplaceAllString(plainChecks(err.Error()), "")
 	e := &Error{Blueprint: blueprint, Template: template, Msg: msg}
 	m := templateErr.FindStringSubmatch(msg)
 	if m == nil {
