@@ -431,7 +431,7 @@ func TestPending(t *testing.T) {
 		pending: []render.Pending{{
 			Template: "gatewayTemplate.resourceTemplates.dns",
 			Waiting:  []string{"svc"},
-			Reason:   "index .Resources.svc 0: error calling index: reflect: slice index out of range",
+			Reason:   "index .Resources.svc 0: error calling index: slice index out of range",
 		}},
 	}, {
 		name:      "live object without status",
@@ -471,7 +471,7 @@ func TestPending(t *testing.T) {
 		pending: []render.Pending{{
 			Template: "gatewayTemplate.resourceTemplates.dns",
 			Waiting:  []string{"svc"},
-			Reason:   `index .Resources "svc" 0: error calling index: reflect: slice index out of range`,
+			Reason:   `index .Resources "svc" 0: error calling index: slice index out of range`,
 		}},
 	}, {
 		name: "a .Resources entry no template produces",
@@ -575,7 +575,7 @@ func TestPendingStatusTemplate(t *testing.T) {
 	want := []render.Pending{{
 		Template: "gatewayTemplate.status.template",
 		Waiting:  []string{"svc"},
-		Reason:   "index .Resources.svc 0: error calling index: reflect: slice index out of range",
+		Reason:   "index .Resources.svc 0: error calling index: slice index out of range",
 	}}
 	if !reflect.DeepEqual(out.Pending, want) {
 		t.Errorf("Pending = %#v, want %#v", out.Pending, want)
@@ -583,7 +583,7 @@ func TestPendingStatusTemplate(t *testing.T) {
 	if out.Status != nil {
 		t.Errorf("Status = %v, want nil", out.Status)
 	}
-	if got, want := out.Pending[0].String(), "gatewayTemplate.status.template waits for .Resources.svc: index .Resources.svc 0: error calling index: reflect: slice index out of range"; got != want {
+	if got, want := out.Pending[0].String(), "gatewayTemplate.status.template waits for .Resources.svc: index .Resources.svc 0: error calling index: slice index out of range"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 	p := render.Pending{Template: "t", Waiting: []string{"a", "b"}, Reason: "r"}
