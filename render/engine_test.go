@@ -244,11 +244,11 @@ func TestPanicsBecomeErrors(t *testing.T) {
 	}, {
 		name: "fail",
 		expr: `{{ fail "boom" }}`,
-		want: `blueprint bp: gatewayTemplate.resourceTemplates.cm:6: fail "boom": error calling fail: boom`,
+		want: `blueprint bp: gatewayTemplate.resourceTemplates.cm:6: boom (fail, at <fail "boom">)`,
 	}, {
 		name: "required",
 		expr: `{{ required "x is required" .Values.x }}`,
-		want: `blueprint bp: gatewayTemplate.resourceTemplates.cm:6: required "x is required" .Values.x: error calling required: x is required`,
+		want: `blueprint bp: gatewayTemplate.resourceTemplates.cm:6: x is required (required, at <required "x is required" .Values.x>)`,
 	}, {
 		name: "index past the end",
 		expr: `{{ index .Values.list 1 }}`,
@@ -764,7 +764,7 @@ func TestOneErrorPerCause(t *testing.T) {
 		t.Fatal("no error")
 	}
 	msg := err.Error()
-	if n := strings.Count(msg, "error calling required"); n != 1 {
+	if n := strings.Count(msg, "(required, at"); n != 1 {
 		t.Errorf("the cause is said %d times, want once:\n%s", n, msg)
 	}
 	if !strings.Contains(msg, "gatewayTemplate.resourceTemplates._helpers:2:") || !strings.Contains(msg, "included by gatewayTemplate.resourceTemplates.a") ||

@@ -86,9 +86,21 @@ func templateError(blueprint, template string, err error) (*Error, string) {
 	ctx := ""
 	if x := executingErr.FindStringSubmatch(m[3]); x != nil {
 		ctx = x[1]
-		e.Msg = fmt.Sprintf("%s%s: %s", prefix, x[1], x[2])
+		e.Msg = prefix + failure(x[1], x[2])
 	}
 	return e, ctx
+}
+
+// failure says what failed at an action (ctx, as `<...>` shows it): msg after the action,
+// but for fail and required, whose text is the blueprint's own words for whoever reads the
+// error, the text first.
+func failure(ctx, msg string) string {
+	for _, fn := range []string{"fail", "required"} {
+		if text, ok := strings.CutPrefix(msg, "error calling "+fn+": "); ok {
+			return fmt.Sprintf("%s (%s, at <%s>)", text, fn, ctx)
+		}
+	}
+	return ctx + ": " + msg
 }
 
 // sameCause merges the errors of templates that failed in one place they all include (a
@@ -118,7 +130,7 @@ func sameCause(errs []error) []error {
 		line, _ := strconv.Atoi(m[2])
 		msg := m[3]
 		if x := executingErr.FindStringSubmatch(m[3]); x != nil {
-			msg = x[1] + ": " + x[2]
+			msg = failure(x[1], x[2])
 		}
 		return cause{file: m[1], at: msg, line: line}, true
 	}

@@ -77,12 +77,12 @@ func TestFunctionErrors(t *testing.T) {
 		name:   "required nil",
 		expr:   `{{ required "x is required" .Values.x }}`,
 		values: map[string]any{"x": nil},
-		want:   `required "x is required" .Values.x: error calling required: x is required`,
+		want:   `x is required (required, at <required "x is required" .Values.x>)`,
 	}, {
 		name:   "required empty string",
 		expr:   `{{ required "x is required" .Values.x }}`,
 		values: map[string]any{"x": ""},
-		want:   `required "x is required" .Values.x: error calling required: x is required`,
+		want:   `x is required (required, at <required "x is required" .Values.x>)`,
 	}, {
 		name: "fromJson of something else",
 		expr: `{{ fromJson "[1]" }}`,

@@ -111,7 +111,7 @@ func TestRequiredAsInHelm(t *testing.T) {
 		if herr == nil || !strings.Contains(herr.Error(), "set image, please") && absent == ".Values.absent" {
 			t.Errorf("helm: %v", herr)
 		}
-		want := `blueprint bp: gatewayTemplate.resourceTemplates.cm:6: required "set image, please" ` + absent + `: error calling required: set image, please`
+		want := `blueprint bp: gatewayTemplate.resourceTemplates.cm:6: set image, please (required, at <required "set image, please" ` + absent + `>)`
 		if gerr == nil || gerr.Error() != want {
 			t.Errorf("%s: error\n got %v\nwant %s", absent, gerr, want)
 		}
