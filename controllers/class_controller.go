@@ -30,6 +30,9 @@ type GatewayClassReconciler struct {
 	statusWrites statusWrites
 	// listenerSets: the API server serves ListenerSets, so Gantry supports them.
 	listenerSets bool
+	// routeKinds are the route kinds beside HTTPRoute the API server serves: Gantry attaches
+	// them and writes their status.
+	routeKinds []routeKind
 }
 
 // Reconcile sets the class's Accepted condition: its blueprint exists and every template of it
@@ -87,7 +90,7 @@ func (r *GatewayClassReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		Type: string(gwv1.GatewayClassConditionStatusSupportedVersion), Status: metav1.ConditionTrue, ObservedGeneration: gen,
 		Reason: string(gwv1.GatewayClassReasonSupportedVersion), Message: "Gantry supports Gateway API " + SupportedBundleVersion,
 	})
-	next.Status.SupportedFeatures = supportedFeatures(r.listenerSets)
+	next.Status.SupportedFeatures = supportedFeatures(r.listenerSets, r.routeKinds)
 	if err := r.affected(ctx, next); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -171,15 +174,21 @@ func (r *GatewayClassReconciler) blueprintStatus(ctx context.Context, bp *v1alph
 
 // SupportedFeatures are the Gateway API features Gantry implements itself, whatever the
 // blueprint: the core of the GATEWAY-HTTP conformance profile, GEP-1867's
-// spec.infrastructure (labels, annotations, parametersRef) and GEP-1713's ListenerSets. What traffic a Gateway serves is
-// its blueprint's; Gantry claims no extended data-plane feature for it.
+// spec.infrastructure (labels, annotations, parametersRef) and GEP-1713's ListenerSets; and,
+// for each route kind the API server serves, its attachment and status (the core of the
+// GATEWAY-GRPC, -TLS, -TCP and -UDP profiles). What traffic a Gateway serves is its
+// blueprint's; Gantry claims no extended data-plane feature for it.
 var SupportedFeatures = []gwv1.FeatureName{"Gateway", "GatewayInfrastructure", "HTTPRoute", "ListenerSet", "ReferenceGrant"}
 
-// supportedFeatures is status.supportedFeatures, sorted as the API asks.
-func supportedFeatures(listenerSets bool) []gwv1.SupportedFeature {
+// supportedFeatures is status.supportedFeatures, sorted as the API asks: SupportedFeatures
+// without ListenerSet when the API server does not serve it, with each route kind it serves.
+func supportedFeatures(listenerSets bool, kinds []routeKind) []gwv1.SupportedFeature {
 	names := slices.Clone(SupportedFeatures)
 	if !listenerSets {
 		names = slices.DeleteFunc(names, func(n gwv1.FeatureName) bool { return n == "ListenerSet" })
+	}
+	for _, k := range kinds {
+		names = append(names, gwv1.FeatureName(k.kind))
 	}
 	slices.Sort(names)
 	out := make([]gwv1.SupportedFeature, len(names))

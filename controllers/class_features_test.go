@@ -15,7 +15,8 @@ import (
 func TestGatewayClassSupportedFeatures(t *testing.T) {
 	ns := namespace(t, nil)
 	create(t, blueprint("features-"+ns, `{}`, map[string]string{"values": valuesTemplate}), gantryClass("features-"+ns, "features-"+ns))
-	want := []gwv1.FeatureName{"Gateway", "GatewayInfrastructure", "HTTPRoute", "ListenerSet", "ReferenceGrant"}
+	// The route kinds too: envtest serves every standard one.
+	want := []gwv1.FeatureName{"GRPCRoute", "Gateway", "GatewayInfrastructure", "HTTPRoute", "ListenerSet", "ReferenceGrant", "TCPRoute", "TLSRoute", "UDPRoute"}
 	eventually(t, "supportedFeatures published", func() error {
 		class := &gwv1.GatewayClass{}
 		if err := k8s.Get(t.Context(), client.ObjectKey{Name: "features-" + ns}, class); err != nil {

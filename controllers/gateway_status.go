@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -174,7 +175,7 @@ func listenerConditions(prev []metav1.Condition, l desired.Listener, gen int64, 
 	case l.Conflict != "":
 		la.Status, la.Reason, la.Message = metav1.ConditionFalse, string(l.Conflict), l.ConflictMessage
 	case l.Unsupported != "":
-		la.Status, la.Reason, la.Message = metav1.ConditionFalse, string(gwv1.ListenerReasonUnsupportedProtocol), l.Unsupported
+		la.Status, la.Reason, la.Message = metav1.ConditionFalse, string(cmp.Or(l.UnsupportedReason, gwv1.ListenerReasonUnsupportedProtocol)), l.Unsupported
 	}
 	meta.SetStatusCondition(&conds, la)
 	resolved := metav1.Condition{Type: string(gwv1.ListenerConditionResolvedRefs), Status: metav1.ConditionTrue, Reason: string(gwv1.ListenerReasonResolvedRefs), ObservedGeneration: gen}

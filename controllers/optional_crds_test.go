@@ -20,7 +20,10 @@ import (
 // Gantry starts, renders and programs Gateways, and does not claim the feature. An upgrade of
 // Gantry must not need an upgrade of Gateway API.
 func TestWithoutListenerSetCRD(t *testing.T) {
-	env, cfg, err := testenv.StartWithout("gateway.networking.k8s.io_listenersets.yaml")
+	// Without TLSRoute, TCPRoute and UDPRoute either (experimental before v1.5, and often not
+	// installed): Gantry runs without them too.
+	env, cfg, err := testenv.StartWithout("gateway.networking.k8s.io_listenersets.yaml", "gateway.networking.k8s.io_tlsroutes.yaml",
+		"gateway.networking.k8s.io_tcproutes.yaml", "gateway.networking.k8s.io_udproutes.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,8 +69,10 @@ func TestWithoutListenerSetCRD(t *testing.T) {
 		for _, f := range gc.Status.SupportedFeatures {
 			names = append(names, f.Name)
 		}
-		if !slices.Contains(names, "Gateway") || slices.Contains(names, "ListenerSet") {
-			return fmt.Errorf("supportedFeatures = %v, want Gateway's and not ListenerSet", names)
+		if !slices.Contains(names, "Gateway") || !slices.Contains(names, "GRPCRoute") || slices.ContainsFunc(names, func(n gwv1.FeatureName) bool {
+			return n == "ListenerSet" || n == "TLSRoute" || n == "TCPRoute" || n == "UDPRoute"
+		}) {
+			return fmt.Errorf("supportedFeatures = %v, want Gateway's and GRPCRoute, not ListenerSet nor the kinds not served", names)
 		}
 		return nil
 	})

@@ -122,8 +122,10 @@ type Listener struct {
 	// Invalid says why the listener cannot serve (e.g. a protocol Gantry's routes do not use).
 	Invalid string
 	// Unsupported says why the listener is not accepted: its protocol is not one the
-	// blueprint declares (UnsupportedProtocol); empty when it is accepted.
-	Unsupported string
+	// blueprint declares (UnsupportedProtocol), or a TLS listener terminates TLS
+	// (UnsupportedValue); empty when it is accepted. UnsupportedReason is the reason.
+	Unsupported       string
+	UnsupportedReason gwv1.ListenerConditionReason
 	// RefReason and RefMessage say why the listener's certificateRefs do not resolve
 	// (InvalidCertificateRef, RefNotPermitted); empty when they do.
 	RefReason  gwv1.ListenerConditionReason

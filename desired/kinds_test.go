@@ -19,7 +19,7 @@ import (
 func TestEveryRouteKindAttaches(t *testing.T) {
 	gw := gateway("web",
 		listener("http", gwv1.HTTPProtocolType, 80, ""),
-		listener("tls", gwv1.TLSProtocolType, 443, "*.example.com"),
+		passthrough(listener("tls", gwv1.TLSProtocolType, 443, "*.example.com")),
 		listener("tcp", gwv1.TCPProtocolType, 5432, ""),
 		listener("udp", gwv1.UDPProtocolType, 53, ""))
 	bp := blueprint(map[string]string{"routes": routesDump}, `{}`)
@@ -90,5 +90,32 @@ func TestBlueprintDeclaresRouteKinds(t *testing.T) {
 	}
 	if l := res.Listeners[1]; l.Invalid == "" || len(l.SupportedKinds) != 0 {
 		t.Errorf("listener grpc %+v, want InvalidRouteKinds and no kinds", l)
+	}
+}
+
+func passthrough(l gwv1.Listener) gwv1.Listener {
+	l.TLS = &gwv1.ListenerTLSConfig{Mode: ptr(gwv1.TLSModePassthrough)}
+	return l
+}
+
+// TestTLSTerminateListenerNotAccepted: conformance's TLSRouteListenerTerminateNotSupported. A
+// TLS listener that terminates TLS (the default mode) is not accepted (UnsupportedValue),
+// supports no kind, and no TLSRoute attaches through it.
+func TestTLSTerminateListenerNotAccepted(t *testing.T) {
+	bp := blueprint(nil, `{}`)
+	bp.Spec.ListenerProtocols = []gwv1.ProtocolType{gwv1.TLSProtocolType}
+	tls := &gwv1.TLSRoute{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tls"}, Spec: gwv1.TLSRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: []gwv1.ParentReference{parent()}},
+		Hostnames: []gwv1.Hostname{"db.example.com"}}}
+	res, err := desired.Gateway(&desired.Input{Gateway: gateway("web", listener("tls", gwv1.TLSProtocolType, 443, "")), Class: class(), Blueprint: bp,
+		OtherRoutes: []client.Object{tls}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := res.Listeners[0]
+	if l.UnsupportedReason != gwv1.ListenerReasonUnsupportedValue || len(l.SupportedKinds) != 0 || l.AttachedRoutes != 0 {
+		t.Errorf("listener %+v, want UnsupportedValue, no kinds, nothing attached", l)
+	}
+	if len(res.Routes) != 1 || res.Routes[0].Accepted {
+		t.Errorf("routes %+v, want the TLSRoute not accepted", res.Routes)
 	}
 }

@@ -34,7 +34,16 @@ func acceptListenerProtocols(specs []gwv1.Listener, in *Input, listeners []Liste
 func acceptSpecProtocols(specs []gwv1.Listener, bp *v1alpha1.GatewayClassBlueprint, listeners []Listener) {
 	supported := ListenerProtocols(bp)
 	for i, l := range specs {
-		if i >= len(listeners) || slices.Contains(supported, l.Protocol) {
+		if i >= len(listeners) {
+			continue
+		}
+		if slices.Contains(supported, l.Protocol) {
+			if l.Protocol == gwv1.TLSProtocolType && tlsTerminates(l) {
+				// TLSRoutes are passed through: a TLS listener that would terminate TLS has
+				// nothing to hand them (Gateway API's TLSRouteModeTerminate, not claimed).
+				listeners[i].Unsupported, listeners[i].UnsupportedReason = "a TLS listener is supported in mode Passthrough only; this one terminates TLS (tls.mode Terminate, the default)", gwv1.ListenerReasonUnsupportedValue
+				listeners[i].SupportedKinds, listeners[i].AttachedRoutes, listeners[i].Invalid = []gwv1.RouteGroupKind{}, 0, ""
+			}
 			continue
 		}
 		names := make([]string, len(supported))
@@ -46,7 +55,14 @@ func acceptSpecProtocols(specs []gwv1.Listener, bp *v1alpha1.GatewayClassBluepri
 			who = "blueprint " + bp.Name
 		}
 		listeners[i].Unsupported = fmt.Sprintf("protocol %s is not supported: %s serves %s", l.Protocol, who, strings.Join(names, ", "))
+		listeners[i].UnsupportedReason = gwv1.ListenerReasonUnsupportedProtocol
 		listeners[i].SupportedKinds = []gwv1.RouteGroupKind{}
 		listeners[i].AttachedRoutes = 0
 	}
+}
+
+// tlsTerminates reports whether a TLS listener terminates TLS: its mode is Terminate, which is
+// also the default.
+func tlsTerminates(l gwv1.Listener) bool {
+	return l.TLS == nil || l.TLS.Mode == nil || *l.TLS.Mode == gwv1.TLSModeTerminate
 }

@@ -210,6 +210,9 @@ func attachTo(p *parent, r routeObj, pr gwv1.ParentReference, nsLabels map[strin
 func listenerKinds(l gwv1.Listener, bp *v1alpha1.GatewayClassBlueprint) Listener {
 	out := Listener{Name: l.Name, SupportedKinds: []gwv1.RouteGroupKind{}}
 	kinds := KindsFor(bp, l.Protocol)
+	if l.Protocol == gwv1.TLSProtocolType && tlsTerminates(l) {
+		kinds = nil // not accepted (acceptSpecProtocols says why): nothing attaches
+	}
 	if l.AllowedRoutes == nil || len(l.AllowedRoutes.Kinds) == 0 {
 		for _, k := range kinds {
 			out.SupportedKinds = append(out.SupportedKinds, routeKind(k))

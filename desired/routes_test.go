@@ -97,7 +97,7 @@ func TestAttachment(t *testing.T) {
 		{Name: "https", SupportedKinds: web, AttachedRoutes: 3},
 		{Name: "selected", SupportedKinds: web, AttachedRoutes: 1},
 		{Name: "none", SupportedKinds: web, AttachedRoutes: 0},
-		{Name: "tcp", SupportedKinds: []gwv1.RouteGroupKind{}, Unsupported: "protocol TCP is not supported: blueprint proxy serves HTTP, HTTPS"},
+		{Name: "tcp", SupportedKinds: []gwv1.RouteGroupKind{}, Unsupported: "protocol TCP is not supported: blueprint proxy serves HTTP, HTTPS", UnsupportedReason: gwv1.ListenerReasonUnsupportedProtocol},
 		{Name: "grpc", SupportedKinds: []gwv1.RouteGroupKind{grpcRoute}},
 		{Name: "explicit", SupportedKinds: []gwv1.RouteGroupKind{httpRoute}, AttachedRoutes: 1},
 	}
