@@ -55,9 +55,10 @@ demo: envtest-assets
 demo-once: envtest-assets
 	go run ./cmd/gantry playground --once $(DEMO)
 
-# The upstream Gateway API conformance suite, every test of the GATEWAY-HTTP profile, on a real
-# kube-apiserver and etcd (conformance/); writes the GEP-1709 report and what was skipped and
-# why to docs/conformance/. `make test` runs the core status tests of it.
+# The upstream Gateway API conformance suite, every test of the GATEWAY-HTTP, GATEWAY-GRPC,
+# GATEWAY-TLS, GATEWAY-TCP and GATEWAY-UDP profiles, on a real kube-apiserver and etcd
+# (conformance/); writes the GEP-1709 report and what was skipped and why to docs/conformance/.
+# `make test` runs the core status tests of them.
 VERSION ?= v$(shell sed -n 's/^appVersion: "\(.*\)"/\1/p' charts/gantry/Chart.yaml)
 CONFORMANCE_REPORT ?= $(CURDIR)/docs/conformance/standard-$(VERSION)-default-report.yaml
 conformance: envtest-assets

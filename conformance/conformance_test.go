@@ -11,7 +11,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,8 +33,8 @@ import (
 	confv1 "sigs.k8s.io/gateway-api/conformance/apis/v1"
 	"sigs.k8s.io/gateway-api/conformance/tests"
 	"sigs.k8s.io/gateway-api/conformance/utils/config"
-	"sigs.k8s.io/gateway-api/conformance/utils/roundtripper"
 	"sigs.k8s.io/gateway-api/conformance/utils/suite"
+	"sigs.k8s.io/gateway-api/pkg/features"
 	"sigs.k8s.io/yaml"
 
 	"gantry.dev/gantry/controllers"
@@ -44,7 +43,7 @@ import (
 )
 
 var (
-	full    = flag.Bool("conformance.full", false, "run every test of the GATEWAY-HTTP profile, not only the core status tests")
+	full    = flag.Bool("conformance.full", false, "run every test of the profiles, not only the core status tests")
 	report  = flag.String("conformance.report", "", "write the GEP-1709 report to this file, and what was skipped and why next to it (<name>-skipped.md)")
 	version = flag.String("conformance.version", "dev", "Gantry's version, for the report")
 	only    = flag.String("conformance.run", "", "run only this test (its short name), for debugging")
@@ -52,9 +51,21 @@ var (
 
 const className = "gantry-conformance"
 
-// coreTests run in `make test`: the core Gateway and HTTPRoute status tests and the
-// ListenerSet ones (none sends traffic), so that a regression fails CI. `make conformance`
-// runs everything.
+// profiles are the conformance profiles run and reported: one per route kind Gantry attaches.
+// Taking a profile makes the suite count its core features (HTTPRoute, GRPCRoute, TLSRoute,
+// TCPRoute, UDPRoute, ReferenceGrant) as supported, besides those the class claims.
+var profiles = []suite.ConformanceProfileName{
+	suite.GatewayHTTPConformanceProfileName,
+	suite.GatewayGRPCConformanceProfileName,
+	suite.GatewayTLSConformanceProfileName,
+	suite.GatewayTCPConformanceProfileName,
+	suite.GatewayUDPConformanceProfileName,
+}
+
+// coreTests run in `make test`: the core status tests of each profile (Gateway, HTTPRoute,
+// GRPCRoute, TLSRoute, TCPRoute, UDPRoute) and the ListenerSet ones, so that a regression
+// fails CI. Most send no traffic; the others are stopped at it. `make conformance` runs
+// everything.
 var coreTests = []string{
 	"GatewayClassObservedGenerationBump",
 	"GatewayInfrastructureMetadata",
@@ -85,11 +96,42 @@ var coreTests = []string{
 	"ListenerSetProtocolConflict",
 	"ListenerSetReferenceGrant",
 	"ListenerSetRouteStatusScopedToParentRef",
+	// Listeners that allow only TLSRoutes, with an HTTPRoute and a ListenerSet.
+	"HTTPRouteDisallowedKind",
+	"ListenerSetAllowedRoutesSupportedKinds",
+	// GATEWAY-GRPC: a GRPCRoute accepted on an HTTP listener, and on listeners by hostname.
+	"GRPCExactMethodMatching",
+	"GRPCRouteListenerHostnameMatching",
+	// GATEWAY-TLS: TLSRoutes on passthrough listeners; a terminating TLS listener is not
+	// accepted (UnsupportedValue).
+	"TLSRouteHostnameIntersection",
+	"TLSRouteListenerTerminateNotSupported",
+	"TLSRouteInvalidBackendRefNonexistent",
+	"TLSRouteInvalidBackendRefUnknownKind",
+	"TLSRouteInvalidNoMatchingListener",
+	"TLSRouteInvalidNoMatchingListenerHostname",
+	"TLSRouteInvalidReferenceGrant",
+	"TLSRouteListenerPassthroughSupportedKinds",
+	"TLSRouteSimpleSameNamespace",
+	// GATEWAY-TCP
+	"TCPRouteInvalidBackendRefNonexistent",
+	"TCPRouteInvalidCrossNamespaceBackendRef",
+	"TCPRouteInvalidNonTCPListener",
+	"TCPRouteMultipleRoutesAttachment",
+	"TCPRouteParentRefAttachAll",
+	"TCPRouteReferenceGrant",
+	// GATEWAY-UDP
+	"UDPRouteInvalidBackendRefNonexistent",
+	"UDPRouteInvalidCrossNamespaceBackendRef",
+	"UDPRouteMultipleRoutesAttachment",
+	"UDPRouteNotAllowedByListeners",
+	"UDPRouteParentRefAttachAllListeners",
+	"UDPRouteReferenceGrant",
 }
 
 // skipByName are tests that cannot run here at all, each with the reason the report gives.
-// Tests that send traffic are not listed: they run up to their first request and are skipped
-// there (noDataPlane).
+// Tests that send traffic are not listed: they run up to their traffic and are skipped there
+// (traffic_test.go).
 var skipByName = map[string]string{}
 
 func TestConformance(t *testing.T) {
@@ -139,6 +181,7 @@ func TestConformance(t *testing.T) {
 
 	selected := selectTests(t)
 	traffic := &noDataPlane{needed: map[string]string{}}
+	outcomes := map[string]string{} // test -> passed, failed or skipped, for the report
 	for i := range selected {
 		selected[i] = traffic.wrap(selected[i])
 	}
@@ -169,14 +212,23 @@ func TestConformance(t *testing.T) {
 				Version:      *version,
 				Contact:      []string{"https://gantry.dev/issues"},
 			},
-			ConformanceProfiles: []suite.ConformanceProfileName{suite.GatewayHTTPConformanceProfileName},
+			ConformanceProfiles: profiles,
 		},
 		Client:        c,
 		ClientOptions: client.Options{Scheme: scheme},
 		Clientset:     cs,
 		RestConfig:    rest.CopyConfig(cfg),
 		RoundTripper:  traffic,
+		GRPCClient:    traffic,
 		Hook: func(st *testing.T, ct suite.ConformanceTest, _ *suite.ConformanceTestSuite) {
+			switch {
+			case st.Failed():
+				outcomes[ct.ShortName] = "failed"
+			case st.Skipped():
+				outcomes[ct.ShortName] = "skipped"
+			default:
+				outcomes[ct.ShortName] = "passed"
+			}
 			// The core tests guard Gantry's status: one skipped before its first request (a
 			// feature the class stopped claiming, say) no longer guards anything.
 			if !*full && *only == "" && st.Skipped() && traffic.firstRequest(ct.ShortName) == "" {
@@ -192,7 +244,7 @@ func TestConformance(t *testing.T) {
 	if *report != "" {
 		// The suite counts itself running until a cleanup of this test: the report can only be
 		// written in a cleanup registered before that one.
-		t.Cleanup(func() { writeReport(t, s, traffic, selected) })
+		t.Cleanup(func() { writeReport(t, s, traffic, selected, outcomes) })
 	}
 	s.Setup(t, selected)
 	if err := s.Run(t, selected); err != nil {
@@ -202,6 +254,11 @@ func TestConformance(t *testing.T) {
 
 // selectTests picks the core status tests, or with -conformance.full every test.
 func selectTests(t *testing.T) []suite.ConformanceTest {
+	for _, name := range rawTrafficTests() {
+		if !slices.ContainsFunc(tests.ConformanceTests, func(ct suite.ConformanceTest) bool { return ct.ShortName == name }) {
+			t.Fatalf("rawTraffic names %s, which is not a test of this version of the suite: update rawTraffic", name)
+		}
+	}
 	if *full || *only != "" {
 		return slices.Clone(tests.ConformanceTests)
 	}
@@ -262,73 +319,19 @@ func waitForFeatures(t *testing.T, c client.Client) {
 	}
 }
 
-// noDataPlane stands in for the suite's HTTP client. Envtest has no nodes and no network, so
-// no request could be answered: the first request a test sends skips it, after every status
-// assertion that came before the request has passed. A request the suite sends from a
-// subtest skips that subtest, and the test as a whole is marked skipped when it ends, so that
-// the report never counts a test whose traffic part did not run as passed.
-type noDataPlane struct {
-	mu      sync.Mutex
-	current string
-	needed  map[string]string // test -> its first request
-}
-
-func (n *noDataPlane) CaptureRoundTrip(req roundtripper.Request) (*roundtripper.CapturedRequest, *roundtripper.CapturedResponse, error) {
-	what := orGET(req.Method) + " " + req.URL.String()
-	if req.Host != "" {
-		what += " (Host " + req.Host + ")"
-	}
-	n.mu.Lock()
-	if _, ok := n.needed[n.current]; !ok {
-		n.needed[n.current] = what
-	}
-	n.mu.Unlock()
-	if req.T == nil {
-		return nil, nil, fmt.Errorf("no data plane on envtest: cannot send %s", what)
-	}
-	req.T.Skipf("needs traffic, and envtest has no data plane: first request %s", what)
-	return nil, nil, nil // not reached: Skipf ends the test's goroutine
-}
-
-func orGET(m string) string {
-	if m == "" {
-		return "GET"
-	}
-	return m
-}
-
-// wrap makes the roundtripper know which test runs, and skips the test at its end if any
-// request of it was skipped.
-func (n *noDataPlane) wrap(ct suite.ConformanceTest) suite.ConformanceTest {
-	body := ct.Test
-	ct.Test = func(t *testing.T, s *suite.ConformanceTestSuite) {
-		n.mu.Lock()
-		n.current = ct.ShortName
-		n.mu.Unlock()
-		t.Cleanup(func() {
-			if why := n.firstRequest(ct.ShortName); why != "" && !t.Skipped() && !t.Failed() {
-				t.Skipf("needs traffic, and envtest has no data plane: the status assertions before %s passed", why)
-			}
-		})
-		body(t, s)
-	}
-	return ct
-}
-
-func (n *noDataPlane) firstRequest(test string) string {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.needed[test]
-}
-
-// writeReport writes the suite's GEP-1709 report and, next to it, what was skipped and why
-// (the report lists skipped tests without reasons).
-func writeReport(t *testing.T, s *suite.ConformanceTestSuite, traffic *noDataPlane, ran []suite.ConformanceTest) {
+// writeReport writes the suite's GEP-1709 report, its profiles in the order of profiles, and
+// next to it what was skipped and why (the report lists skipped tests without reasons), which
+// profiles each belongs to, and the outcome of tests in none of the profiles (which the
+// report leaves out).
+func writeReport(t *testing.T, s *suite.ConformanceTestSuite, traffic *noDataPlane, ran []suite.ConformanceTest, outcomes map[string]string) {
 	t.Helper()
 	r, err := s.Report()
 	if err != nil {
 		t.Fatal(err)
 	}
+	slices.SortFunc(r.ProfileReports, func(a, b confv1.ProfileReport) int {
+		return slices.Index(profiles, suite.ConformanceProfileName(a.Name)) - slices.Index(profiles, suite.ConformanceProfileName(b.Name))
+	})
 	raw, err := yaml.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
@@ -339,13 +342,23 @@ func writeReport(t *testing.T, s *suite.ConformanceTestSuite, traffic *noDataPla
 	if err := os.WriteFile(*report, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	names := make([]string, len(profiles))
+	for i, p := range profiles {
+		names[i] = string(p)
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Skipped conformance tests\n\nWritten by `make conformance` with %s (%s). Tests of the GATEWAY-HTTP\n", filepath.Base(*report), r.GatewayAPIVersion)
-	fmt.Fprintf(&b, "profile that did not run to their end on envtest, and why. Tests of extended features Gantry\ndoes not claim (its GatewayClass's status.supportedFeatures) did not run and are not listed.\n\n")
-	fmt.Fprintf(&b, "## Need traffic\n\nEnvtest has no data plane. These tests ran up to their first request, with every status\nassertion before it, and were skipped there.\n\n| test | first request |\n|---|---|\n")
+	fmt.Fprintf(&b, "# Skipped conformance tests\n\nWritten by `make conformance` with %s (%s).\n", filepath.Base(*report), r.GatewayAPIVersion)
+	fmt.Fprintf(&b, "Tests of the profiles %s\n", strings.Join(names, ", "))
+	fmt.Fprintf(&b, "that did not run to their end on envtest, and why. Tests of features Gantry does not claim\n")
+	fmt.Fprintf(&b, "(its GatewayClass's status.supportedFeatures, and the core features of these profiles) did\nnot run and are not listed.\n\n")
+	fmt.Fprintf(&b, "## Need traffic\n\nEnvtest has no data plane. These tests ran their status assertions up to their traffic and\n")
+	fmt.Fprintf(&b, "were skipped there. A request sent through the suite's HTTP or gRPC client is caught at the\n")
+	fmt.Fprintf(&b, "first one. TCP and UDP connections and TLS handshakes a test dials itself cannot be caught:\n")
+	fmt.Fprintf(&b, "the subtests that dial are not run (rawTraffic in conformance/traffic_test.go), and the\n")
+	fmt.Fprintf(&b, "status assertions outside them ran.\n\n| test | profiles | first request |\n|---|---|---|\n")
 	for _, ct := range ran {
-		if why := traffic.firstRequest(ct.ShortName); why != "" {
-			fmt.Fprintf(&b, "| %s | `%s` |\n", ct.ShortName, why)
+		if why := traffic.firstRequest(ct.ShortName); why != "" && outcomes[ct.ShortName] == "skipped" {
+			fmt.Fprintf(&b, "| %s | %s | `%s` |\n", ct.ShortName, profilesOf(ct), why)
 		}
 	}
 	if len(skipByName) > 0 {
@@ -354,8 +367,53 @@ func writeReport(t *testing.T, s *suite.ConformanceTestSuite, traffic *noDataPla
 			fmt.Fprintf(&b, "| %s | %s |\n", name, skipByName[name])
 		}
 	}
+	var failed, outside []string
+	for _, ct := range ran {
+		if outcomes[ct.ShortName] == "failed" {
+			failed = append(failed, fmt.Sprintf("| %s | %s |", ct.ShortName, profilesOf(ct)))
+		}
+		if _, ok := outcomes[ct.ShortName]; ok && profilesOf(ct) == "" && s.SupportedFeatures.HasAll(ct.Features...) {
+			outside = append(outside, fmt.Sprintf("| %s | %s | %s |", ct.ShortName, featureList(ct), outcomes[ct.ShortName]))
+		}
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(&b, "\n## Failed\n\n| test | profiles |\n|---|---|\n%s\n", strings.Join(failed, "\n"))
+	}
+	if len(outside) > 0 {
+		fmt.Fprintf(&b, "\n## In none of the profiles\n\nThese tests ran (Gantry has their features) but need features of two profiles, so the\n")
+		fmt.Fprintf(&b, "report counts them in neither.\n\n| test | features | outcome |\n|---|---|---|\n%s\n", strings.Join(outside, "\n"))
+	}
 	side := strings.TrimSuffix(*report, filepath.Ext(*report)) + "-skipped.md"
 	if err := os.WriteFile(side, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+var profileDefinitions = map[suite.ConformanceProfileName]suite.ConformanceProfile{
+	suite.GatewayHTTPConformanceProfileName: suite.GatewayHTTPConformanceProfile,
+	suite.GatewayGRPCConformanceProfileName: suite.GatewayGRPCConformanceProfile,
+	suite.GatewayTLSConformanceProfileName:  suite.GatewayTLSConformanceProfile,
+	suite.GatewayTCPConformanceProfileName:  suite.GatewayTCPConformanceProfile,
+	suite.GatewayUDPConformanceProfileName:  suite.GatewayUDPConformanceProfile,
+}
+
+// profilesOf are the profiles among profiles the report counts a test in, as the suite
+// decides it: those that have each of the test's features, at core or extended level.
+func profilesOf(ct suite.ConformanceTest) string {
+	var out []string
+	for _, name := range profiles {
+		p := profileDefinitions[name]
+		if !slices.ContainsFunc(ct.Features, func(f features.FeatureName) bool { return !p.CoreFeatures.Has(f) && !p.ExtendedFeatures.Has(f) }) {
+			out = append(out, strings.TrimPrefix(string(name), "GATEWAY-"))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func featureList(ct suite.ConformanceTest) string {
+	out := make([]string, len(ct.Features))
+	for i, f := range ct.Features {
+		out[i] = string(f)
+	}
+	return strings.Join(out, ", ")
 }
