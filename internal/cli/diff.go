@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -99,6 +100,15 @@ type gatewayDiff struct {
 	// Status is a unified diff of the Gateway's status (conditions without timestamps).
 	Status   string         `json:"status,omitempty"`
 	Policies []policyChange `json:"policies,omitempty"`
+	// Contributions are the routes and ListenerSets whose outcome on this Gateway would
+	// change (accepted, rendered, set apart), as their status would say it.
+	Contributions []contributionChange `json:"contributions,omitempty"`
+}
+
+type contributionChange struct {
+	Object string `json:"object"`
+	From   string `json:"from"`
+	To     string `json:"to"`
 }
 
 type objectChange struct {
@@ -115,7 +125,7 @@ type policyChange struct {
 }
 
 func (d *gatewayDiff) empty() bool {
-	return d.Error == "" && len(d.Create)+len(d.Update)+len(d.Prune)+len(d.Conflict)+len(d.Policies) == 0 && d.Status == ""
+	return d.Error == "" && len(d.Create)+len(d.Update)+len(d.Prune)+len(d.Conflict)+len(d.Policies)+len(d.Contributions) == 0 && d.Status == ""
 }
 
 func (o *diffOptions) run(ctx context.Context, args []string, stdin io.Reader, stdout, _ io.Writer) error {
@@ -193,6 +203,7 @@ func (o *diffOptions) diffGateway(ctx context.Context, live *liveCluster, set *m
 		liveStatus = live.set.Gateways[i].Status
 	}
 	d.Policies = policyChanges(before, res)
+	d.Contributions = contributionChanges(before, res, renderErr)
 
 	// Status: what the controller would write, against what is live. Not the local file's:
 	// a file has none, or the CRD's defaults ("Waiting for controller"), which would make a
@@ -409,6 +420,65 @@ func policyChanges(before, after *desired.Result) []policyChange {
 	return out
 }
 
+// contributionChanges are the routes and ListenerSets of the Gateway whose outcome differs
+// between before (the cluster's inputs) and after (with the local files): what their status
+// would say, without timestamps. A Gateway that fails to render fails its routes too
+// (GatewayNotRendered).
+func contributionChanges(before, after *desired.Result, afterErr error) []contributionChange {
+	outcomes := func(res *desired.Result, failed bool) map[string]string {
+		m := map[string]string{}
+		if res == nil {
+			return m
+		}
+		for _, r := range res.Routes {
+			key := r.Kind + " " + r.NamespacedName.String()
+			switch {
+			case !r.Accepted:
+				m[key] = fmt.Sprintf("Accepted=False %s: %s", r.Reason, r.Message)
+			case failed:
+				m[key] = "Rendered=False GatewayNotRendered"
+			case r.Err != nil:
+				m[key] = "Rendered=False: " + r.Err.Error()
+			default:
+				m[key] = "Accepted, Rendered"
+			}
+		}
+		for _, ls := range res.ListenerSets {
+			key := "ListenerSet " + ls.NamespacedName.String()
+			if ls.Accepted() {
+				m[key] = "Accepted"
+			} else {
+				m[key] = fmt.Sprintf("Accepted=False %s: %s", ls.Reason, ls.Message)
+			}
+		}
+		return m
+	}
+	was := outcomes(before, false)
+	now := outcomes(after, afterErr != nil)
+	if afterErr != nil {
+		// A failed render may stop before attachment: every route that was there and is not
+		// known now is not rendered.
+		for k := range was {
+			if _, known := now[k]; !known && !strings.HasPrefix(k, "ListenerSet ") {
+				now[k] = "Rendered=False GatewayNotRendered"
+			}
+		}
+	}
+	var out []contributionChange
+	for k, s := range now {
+		if was[k] != s {
+			out = append(out, contributionChange{Object: k, From: cmp.Or(was[k], "(none)"), To: s})
+		}
+	}
+	for k, s := range was {
+		if _, ok := now[k]; !ok {
+			out = append(out, contributionChange{Object: k, From: s, To: "(gone)"})
+		}
+	}
+	slices.SortFunc(out, func(a, b contributionChange) int { return strings.Compare(a.Object, b.Object) })
+	return out
+}
+
 func orNone(s precedence.State) precedence.State {
 	if s == "" {
 		return "(none)"
@@ -437,6 +507,9 @@ func printDiff(w io.Writer, d *gatewayDiff) {
 	}
 	if d.Status != "" {
 		fmt.Fprintf(w, "~ status of Gateway %s\n%s", d.Gateway, d.Status)
+	}
+	for _, c := range d.Contributions {
+		fmt.Fprintf(w, "~ %s: %s -> %s\n", c.Object, c.From, c.To)
 	}
 	for _, p := range d.Policies {
 		where := ""

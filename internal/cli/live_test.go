@@ -101,6 +101,25 @@ func withoutTemplate(t *testing.T, key string) string {
 	return writeFile(t, "blueprint.yaml", string(out))
 }
 
+// withRouteTemplate writes the sample's blueprint with an httpRouteTemplate of one template.
+func withRouteTemplate(t *testing.T, tmpl string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(sample, "blueprint.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bp map[string]any
+	if err := yaml.Unmarshal(b, &bp); err != nil {
+		t.Fatal(err)
+	}
+	bp["spec"].(map[string]any)["httpRouteTemplate"] = map[string]any{"resourceTemplates": map[string]any{"per-route": tmpl}}
+	out, err := yaml.Marshal(bp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeFile(t, "blueprint.yaml", string(out))
+}
+
 const replicasSix = `apiVersion: gateway.gantry.dev/v1alpha1
 kind: GatewayConfig
 metadata:
@@ -470,6 +489,16 @@ spec:
 			}
 			return nil
 		})
+	})
+
+	// After "explain route", which attached team-a/shop.
+	t.Run("diff shows a route a blueprint change would fail", func(t *testing.T) {
+		// Issue 21: a blueprint change that fails a tenant's route showed only the counts of
+		// rendered objects; the route's outcome is in the diff.
+		code, out, errOut := gantry("diff", "-n", "team-a", withRouteTemplate(t, `{{ fail "routes are not served here" }}`))
+		if code != 1 || !strings.Contains(out, "~ HTTPRoute team-a/shop: Accepted, Rendered -> Rendered=False: ") || !strings.Contains(out, "routes are not served here") {
+			t.Errorf("exit %d, want 1 and the route's new outcome:\n%s%s", code, out, errOut)
+		}
 	})
 
 	reads, dryRuns, writes := requests()
