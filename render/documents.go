@@ -158,7 +158,11 @@ func (b *Blueprint) objects(c *compiled, text string, in *Input, check *boundary
 		return nil, err
 	}
 	if err != nil {
-		return nil, fail(doc, "", "output is not valid YAML: %v", err)
+		e := fail(doc, "", "output is not valid YAML: %v", err).(*Error)
+		if docs, _ := yamltext.SplitDocuments(text); doc >= 1 && doc <= len(docs) {
+			e.Output = docs[doc-1]
+		}
+		return nil, e
 	}
 	var out []Object
 	for i, v := range parsed {
@@ -260,7 +264,9 @@ func (b *Blueprint) statusObject(c *compiled, text string, check *boundary.Check
 		return nil, err
 	}
 	if err != nil {
-		return nil, fail("", "output is not valid YAML: %v", err)
+		e := fail("", "output is not valid YAML: %v", err).(*Error)
+		e.Output = text
+		return nil, e
 	}
 	if len(parsed) == 0 || parsed[0] == nil {
 		return nil, nil

@@ -24,6 +24,11 @@ type Error struct {
 	// contribution apart must not take the first for the culprit.
 	Holders []string
 	Msg     string
+	// Output is the rendered text an error about a template's output is about (the document
+	// that is not valid YAML, or the whole output of a status template): what `gantry render
+	// --debug` prints with line numbers. It is never part of Error(), which reaches statuses
+	// and Events: it holds whatever the template printed, platform values included.
+	Output string
 }
 
 func (e *Error) Error() string {

@@ -33,6 +33,7 @@ type renderOptions struct {
 	showValues          bool
 	explain             bool
 	showOnly            []string
+	debug               bool
 	outputDir           string
 	controllerNamespace string
 	values              values.Options
@@ -80,6 +81,7 @@ an edit can be previewed against every live Gateway before it is applied.`,
 	f.BoolVar(&o.showValues, "show-values", false, "print each Gateway's effective values instead of its objects")
 	f.BoolVar(&o.explain, "explain", false, "print, for each value, who set it and what it shadowed, then each policy's outcome")
 	f.StringArrayVar(&o.showOnly, "show-only", nil, "print only objects of this template (a resourceTemplates key; repeatable)")
+	f.BoolVar(&o.debug, "debug", false, "with an error about a template's output (not valid YAML), print that output with line numbers, as helm template --debug")
 	f.StringVar(&o.outputDir, "output-dir", "", "write objects to DIR/<namespace>/<gateway>/<template>.yaml instead of stdout")
 	f.StringVar(&o.controllerNamespace, "controller-namespace", desired.DefaultControllerNamespace, "namespace whose GatewayClassConfigs are global")
 	f.StringArrayVarP(&o.values.ValueFiles, "values", "f", nil, "a YAML file of values above every policy (repeatable)")
@@ -150,12 +152,12 @@ func (o *renderOptions) run(ctx context.Context, args []string, stdin io.Reader,
 		res, err := desired.Gateway(in)
 		if err != nil {
 			failed = true
-			reportError(stderr, gw, err)
+			reportError(stderr, gw, err, o.debug)
 		} else {
 			for _, r := range res.Routes {
 				if r.Err != nil {
 					failed = true
-					reportError(stderr, gw, r.Err)
+					reportError(stderr, gw, r.Err, o.debug)
 				}
 			}
 		}
@@ -191,9 +193,42 @@ func (o *renderOptions) run(ctx context.Context, args []string, stdin io.Reader,
 
 // reportError prints an error with the Gateway on every line, so that errors of several
 // templates or Gateways stay attributable.
-func reportError(w io.Writer, gw *gwv1.Gateway, err error) {
+func reportError(w io.Writer, gw *gwv1.Gateway, err error, debug bool) {
 	for _, line := range strings.Split(err.Error(), "\n") {
 		fmt.Fprintf(w, "Error: Gateway %s/%s: %s\n", gw.Namespace, gw.Name, line)
+	}
+	if !debug {
+		return
+	}
+	// What the failing templates printed, numbered as the YAML parser counts lines.
+	eachRenderError(err, func(e *render.Error) {
+		if e.Output == "" {
+			return
+		}
+		where := e.Template
+		if e.Document > 0 {
+			where = fmt.Sprintf("%s, document %d", e.Template, e.Document)
+		}
+		fmt.Fprintf(w, "# Output of %s (blueprint %s):\n", where, e.Blueprint)
+		lines := strings.Split(strings.TrimSuffix(e.Output, "\n"), "\n")
+		width := len(fmt.Sprint(len(lines)))
+		for i, l := range lines {
+			fmt.Fprintf(w, "%*d | %s\n", width, i+1, l)
+		}
+	})
+}
+
+// eachRenderError calls visit with every *render.Error in err's tree.
+func eachRenderError(err error, visit func(*render.Error)) {
+	switch e := err.(type) {
+	case *render.Error:
+		visit(e)
+	case interface{ Unwrap() []error }:
+		for _, x := range e.Unwrap() {
+			eachRenderError(x, visit)
+		}
+	case interface{ Unwrap() error }:
+		eachRenderError(e.Unwrap(), visit)
 	}
 }
 

@@ -158,3 +158,44 @@ func TestShowOnlyUnknownTemplate(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 naming nosuch and the templates there are", code, out, errOut)
 	}
 }
+
+// TestDebugPrintsTheFailingOutput: issue 21. "output is not valid YAML: … yaml: line 3: mapping
+// values are not allowed" showed nothing of the output; --debug prints the document with line
+// numbers, as helm template --debug does, and without --debug nothing of it is printed.
+func TestDebugPrintsTheFailingOutput(t *testing.T) {
+	bp := `apiVersion: gateway.gantry.dev/v1alpha1
+kind: GatewayClassBlueprint
+metadata: {name: bad}
+spec:
+  gatewayTemplate:
+    resourceTemplates:
+      cm: "apiVersion: v1\nkind: ConfigMap\nmetadata: name: x: y\n"
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: bad}
+spec:
+  controllerName: gantry.dev/gateway-controller
+  parametersRef: {group: gateway.gantry.dev, kind: GatewayClassBlueprint, name: bad}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: web, namespace: team-a}
+spec:
+  gatewayClassName: bad
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+`
+	path := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(path, []byte(bp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := gantry("render", path, "--debug")
+	if code != 1 || !strings.Contains(errOut, "output is not valid YAML") || !strings.Contains(errOut, "# Output of gatewayTemplate.resourceTemplates.cm, document 1 (blueprint bad):") ||
+		!strings.Contains(errOut, "3 | metadata: name: x: y") {
+		t.Errorf("exit %d, stderr:\n%s\nwant the failing document, numbered", code, errOut)
+	}
+	_, _, plain := gantry("render", path)
+	if strings.Contains(plain, "name: x: y") {
+		t.Errorf("without --debug the output is printed:\n%s", plain)
+	}
+}
