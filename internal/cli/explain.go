@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -25,6 +26,9 @@ import (
 type explainOptions struct {
 	cluster             clusterOptions
 	controllerNamespace string
+	// routeKind, for explain route: the route's kind; empty looks for an HTTPRoute, then each
+	// other kind.
+	routeKind string
 }
 
 func newExplainCommand(stdout io.Writer) *cobra.Command {
@@ -44,6 +48,7 @@ that object needs: no list of every Gateway or policy) and prints:
 	pf := cmd.PersistentFlags()
 	o.cluster.addConfigFlags(pf)
 	pf.StringVar(&o.controllerNamespace, "controller-namespace", desired.DefaultControllerNamespace, "namespace whose GatewayClassConfigs are global")
+	pf.StringVar(&o.routeKind, "kind", "", "explain route: the route's kind (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute); default: the first found, HTTPRoute first")
 	for _, sub := range []struct {
 		use, short string
 		run        func(ctx context.Context, c client.Client, key types.NamespacedName, w io.Writer) error
@@ -51,7 +56,7 @@ that object needs: no list of every Gateway or policy) and prints:
 	}{
 		{"gateway NAMESPACE/NAME", "Explain a Gateway: class, status, values and their policies, objects", o.gateway, o.cluster.completeNames(gatewayList)},
 		{"policy NAMESPACE/NAME", "Explain a GatewayConfig or GatewayClassConfig: the Gateways it reaches and its outcome there", o.policy, o.cluster.completeNames(gatewayConfigList, gatewayClassConfigList)},
-		{"route NAMESPACE/NAME", "Explain an HTTPRoute: its parents, and its values and objects per Gantry Gateway", o.route, o.cluster.completeNames(routeList)},
+		{"route NAMESPACE/NAME", "Explain a route of any kind: its parents, and its values and objects per Gantry Gateway", o.route, o.cluster.completeNames(routeList)},
 	} {
 		cmd.AddCommand(&cobra.Command{
 			Use:   sub.use,
@@ -191,15 +196,31 @@ func (o *explainOptions) policy(ctx context.Context, c client.Client, key types.
 }
 
 func (o *explainOptions) route(ctx context.Context, c client.Client, key types.NamespacedName, w io.Writer) error {
-	route := &gwv1.HTTPRoute{}
-	if err := c.Get(ctx, key, route); err != nil {
-		if apierrors.IsNotFound(err) {
-			return fmt.Errorf("HTTPRoute %s not found", key)
+	kinds := desired.RouteKinds
+	if o.routeKind != "" {
+		if !slices.Contains(desired.RouteKinds, o.routeKind) {
+			return usagef("--kind must be one of %s, not %q", strings.Join(desired.RouteKinds, ", "), o.routeKind)
 		}
-		return fmt.Errorf("get HTTPRoute %s: %w", key, err)
+		kinds = []string{o.routeKind}
 	}
-	fmt.Fprintf(w, "HTTPRoute %s\n", key)
-	for _, p := range route.Status.Parents {
+	var route client.Object
+	kind := ""
+	for _, k := range kinds {
+		obj := desired.NewRoute(k)
+		err := c.Get(ctx, key, obj)
+		if err == nil {
+			route, kind = obj, k
+			break
+		}
+		if !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {
+			return fmt.Errorf("get %s %s: %w", k, key, err)
+		}
+	}
+	if route == nil {
+		return fmt.Errorf("no route %s (looked for a %s)", key, strings.Join(kinds, ", "))
+	}
+	fmt.Fprintf(w, "%s %s\n", kind, key)
+	for _, p := range desired.RouteStatus(route).Parents {
 		ns := key.Namespace
 		if p.ParentRef.Namespace != nil {
 			ns = string(*p.ParentRef.Namespace)
@@ -207,7 +228,7 @@ func (o *explainOptions) route(ctx context.Context, c client.Client, key types.N
 		fmt.Fprintf(w, "Parent %s/%s (controller %s):\n", ns, p.ParentRef.Name, p.ControllerName)
 		writeConditions(w, p.Conditions)
 	}
-	for _, p := range route.Spec.ParentRefs {
+	for _, p := range desired.ParentRefs(route) {
 		if p.Kind != nil && *p.Kind != "Gateway" {
 			continue
 		}
@@ -232,7 +253,7 @@ func (o *explainOptions) route(ctx context.Context, c client.Client, key types.N
 			continue
 		}
 		for _, r := range res.Routes {
-			if r.NamespacedName != key {
+			if r.Kind != kind || r.NamespacedName != key {
 				continue
 			}
 			if !r.Accepted {
@@ -246,6 +267,9 @@ func (o *explainOptions) route(ctx context.Context, c client.Client, key types.N
 			if r.Err != nil {
 				fmt.Fprintf(w, "The route's objects cannot be rendered: %v\n", r.Err)
 			}
+		}
+		if kind != desired.KindHTTPRoute {
+			continue // nothing is rendered per route of the other kinds: the Gateway's templates read them in .Routes
 		}
 		var objs []*unstructured.Unstructured
 		for _, u := range set.Owned(gw) {

@@ -412,7 +412,7 @@ spec:
 		for args, want := range map[string]string{
 			"explain gateway team-a/nope": "Gateway team-a/nope not found",
 			"explain policy team-a/nope":  "no GatewayConfig or GatewayClassConfig team-a/nope",
-			"explain route team-a/nope":   "HTTPRoute team-a/nope not found",
+			"explain route team-a/nope":   "no route team-a/nope (looked for a HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute)",
 			"explain gateway web":         "namespace/name",
 		} {
 			code, _, errOut := gantry(strings.Fields(args)...)
@@ -489,6 +489,24 @@ spec:
 			}
 			return nil
 		})
+	})
+
+	t.Run("explain route of another kind", func(t *testing.T) {
+		// Issue 20: explain route takes every kind; a TCPRoute on a Gateway without a TCP
+		// listener is explained as not accepted there.
+		route := &gwv1.TCPRoute{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "team-a"},
+			Spec: gwv1.TCPRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: []gwv1.ParentReference{{Name: "web"}}},
+				Rules: []gwv1.TCPRouteRule{{BackendRefs: []gwv1.BackendRef{{BackendObjectReference: gwv1.BackendObjectReference{Name: "db", Port: new(gwv1.PortNumber(5432))}}}}}}}
+		if err := clusterClient(t).Create(t.Context(), route); err != nil { // the test's write
+			t.Fatal(err)
+		}
+		code, out, errOut := gantry("explain", "route", "team-a/db")
+		if code != 0 || !strings.Contains(out, "TCPRoute team-a/db\n") || !strings.Contains(out, "On Gateway team-a/web: not accepted (NotAllowedByListeners)") {
+			t.Errorf("exit %d:\n%s%s", code, out, errOut)
+		}
+		if code, _, errOut := gantry("explain", "route", "--kind", "HTTPRoute", "team-a/db"); code == 0 || !strings.Contains(errOut, "no route team-a/db (looked for a HTTPRoute)") {
+			t.Errorf("--kind HTTPRoute: exit %d, stderr %q", code, errOut)
+		}
 	})
 
 	// After "explain route", which attached team-a/shop.
