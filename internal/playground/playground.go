@@ -144,6 +144,14 @@ func apply(ctx context.Context, c client.Client, set *manifests.Set) error {
 	for _, r := range set.Routes {
 		objs = append(objs, r)
 	}
+	objs = append(objs, set.OtherRoutes...)
+	// Services the routes send to (backendRefs resolve when they exist), not objects that
+	// stand for what a Gateway rendered before.
+	for _, u := range set.Live {
+		if u.GetKind() == "Service" && u.GroupVersionKind().Group == "" && u.GetLabels()[v1alpha1.LabelTemplate] == "" {
+			objs = append(objs, u.DeepCopy())
+		}
+	}
 	for _, o := range objs {
 		if o.GetNamespace() != "" {
 			namespaces[o.GetNamespace()] = true
