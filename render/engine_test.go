@@ -783,3 +783,25 @@ func TestNoReflectInMessages(t *testing.T) {
 		t.Errorf("error %v; want one naming slice and the problem, without reflect", err)
 	}
 }
+
+// TestHelmOnlyNamesSayWhatGantryOffers: issue 21. A blueprint ported from a chart that reads
+// .Release, .Capabilities, .Chart or .Files, or calls lookup, fails with a hint of what Gantry
+// offers instead.
+func TestHelmOnlyNamesSayWhatGantryOffers(t *testing.T) {
+	for tmpl, want := range map[string]string{
+		`{{ .Release.Name }}`:                 ".Gateway.metadata.name",
+		`{{ .Capabilities.KubeVersion }}`:     "clusterScopedKinds",
+		`{{ $.Chart.Name }}`:                  "parametersRef",
+		`{{ .Files.Get "x" }}`:                "values or templates",
+		`{{ lookup "v1" "Secret" "ns" "x" }}`: ".Resources",
+	} {
+		spec := gatewaySpec(map[string]string{"cm": configMap("cm", "v: '"+tmpl+"'")})
+		b, err := render.Compile("bp", spec)
+		if err == nil {
+			_, err = b.RenderGateway(&render.Input{Gateway: map[string]any{}, Namespace: "ns"})
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want a hint naming %s", tmpl, err, want)
+		}
+	}
+}

@@ -93,7 +93,31 @@ func templateError(blueprint, template string, err error) (*Error, string) {
 		ctx = x[1]
 		e.Msg = prefix + failure(x[1], x[2])
 	}
+	e.Msg += helmHint(e.Msg)
 	return e, ctx
+}
+
+// helmOnly are what Helm's templates have and Gantry's do not, with what Gantry offers instead:
+// a blueprint ported from a chart meets them first.
+var helmOnly = []struct {
+	re   *regexp.Regexp
+	hint string
+}{
+	{regexp.MustCompile(`(?:^|[^\w])\$?\.Release\b`), "Helm's .Release does not exist here: a Gateway has no release; name objects after .Gateway.metadata.name, in .Gateway.metadata.namespace"},
+	{regexp.MustCompile(`(?:^|[^\w])\$?\.Capabilities\b`), "Helm's .Capabilities does not exist here: a blueprint declares the kinds it renders (clusterScopedKinds), and the controller checks them against the API server"},
+	{regexp.MustCompile(`(?:^|[^\w])\$?\.Chart\b`), "Helm's .Chart does not exist here: a blueprint has no chart; its name is the GatewayClass's parametersRef"},
+	{regexp.MustCompile(`(?:^|[^\w])\$?\.Files\b`), "Helm's .Files does not exist here: put the files' contents in the blueprint's values or templates"},
+	{regexp.MustCompile(`function "lookup" not defined`), "Helm's lookup does not exist here: what a template may read from the cluster is .Resources, the objects the Gateway's own templates rendered"},
+}
+
+// helmHint is the hint for a Helm-only name an error is about, or "".
+func helmHint(msg string) string {
+	for _, h := range helmOnly {
+		if h.re.MatchString(msg) {
+			return " (" + h.hint + ")"
+		}
+	}
+	return ""
 }
 
 // failure says what failed at an action (ctx, as `<...>` shows it): msg after the action,

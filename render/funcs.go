@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,11 +10,14 @@ import (
 	"math"
 	"strings"
 	"text/template"
+	"time"
 	"unicode/utf8"
 
 	"gantry.dev/gantry/confquote"
+	"github.com/BurntSushi/toml"
 	"github.com/Masterminds/sprig/v3"
 	yamlv2 "go.yaml.in/yaml/v2"
+	yamlv3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
 )
 
@@ -41,6 +45,9 @@ func baseFuncs() template.FuncMap {
 	f["toYaml"] = toYAML
 	f["fromYaml"] = fromYAML
 	f["fromYamlArray"] = fromYAMLArray
+	f["toYamlPretty"] = toYAMLPretty
+	f["toToml"] = toTOML
+	f["fromToml"] = fromTOML
 	f["toJson"] = toJSON
 	f["fromJson"] = fromJSON
 	f["fromJsonArray"] = fromJSONArray
@@ -158,6 +165,65 @@ func fromYAML(s string) (map[string]any, error) {
 		return nil, fmt.Errorf("fromYaml: %w", err)
 	}
 	return m, nil
+}
+
+// toYAMLPretty writes v as Helm's toYamlPretty does: yaml.v3 with an indent of two, lists
+// indented under their key. An error fails the render (Helm prints nothing).
+func toYAMLPretty(v any) (string, error) {
+	var b bytes.Buffer
+	e := yamlv3.NewEncoder(&b)
+	e.SetIndent(2)
+	if err := e.Encode(v); err != nil {
+		return "", fmt.Errorf("toYamlPretty: %w", err)
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// toTOML writes v as TOML, as Helm's toToml does (github.com/BurntSushi/toml). An error fails
+// the render (Helm prints the error's text as the output).
+func toTOML(v any) (string, error) {
+	var b bytes.Buffer
+	if err := toml.NewEncoder(&b).Encode(v); err != nil {
+		return "", fmt.Errorf("toToml: %w", err)
+	}
+	return b.String(), nil
+}
+
+// fromTOML reads a TOML document into the values templates work with: TOML's dates and times
+// become RFC 3339 strings, numbers int64 or float64. An error fails the render (Helm puts it
+// under the key "Error" of the result, which a template prints unnoticed).
+func fromTOML(s string) (map[string]any, error) {
+	m := map[string]any{}
+	if err := toml.Unmarshal([]byte(s), &m); err != nil {
+		return nil, fmt.Errorf("fromToml: %w", err)
+	}
+	return tomlValues(m).(map[string]any), nil
+}
+
+func tomlValues(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			v[k] = tomlValues(e)
+		}
+		return v
+	case []map[string]any: // an array of tables
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = tomlValues(e)
+		}
+		return out
+	case []any:
+		for i, e := range v {
+			v[i] = tomlValues(e)
+		}
+		return v
+	case time.Time: // local dates and times too, which the decoder gives a zone of its own
+		return v.Format(time.RFC3339Nano)
+	case int:
+		return int64(v)
+	}
+	return v
 }
 
 func fromYAMLArray(s string) ([]any, error) {

@@ -3,6 +3,7 @@ package render_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -187,4 +188,38 @@ func TestShortname(t *testing.T) {
 			seen[key] = name
 		}
 	}
+}
+
+// TestHelmFormatFunctions: issue 21. toToml, fromToml and toYamlPretty, as Helm has them; an
+// error fails the render instead of printing itself into the output.
+func TestHelmFormatFunctions(t *testing.T) {
+	for _, tt := range []struct{ name, tmpl, want string }{
+		{"toToml", `{{ toToml (dict "a" 1 "b" (dict "c" "d")) | quote }}`, "a = 1\n\n[b]\n  c = \"d\"\n"},
+		{"fromToml", `{{ (fromToml "x = 2\ny = \"z\"\n[t]\nu = true").x }}`, "2"},
+		{"fromToml dates are strings", `{{ (fromToml "when = 1979-05-27T07:32:00Z").when }}`, "1979-05-27T07:32:00Z"},
+		{"toYamlPretty", `{{ toYamlPretty (dict "l" (list 1 2)) | quote }}`, "l:\n  - 1\n  - 2"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := mustCompile(t, gatewaySpec(map[string]string{"cm": configMap("cm", "v: "+quoteIfNeeded(tt.tmpl))}))
+			out, err := b.RenderGateway(&render.Input{Gateway: map[string]any{}, Namespace: "ns"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := out.Objects[0].Object["data"].(map[string]any)["v"]; fmt.Sprint(got) != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+	b := mustCompile(t, gatewaySpec(map[string]string{"cm": configMap("cm", `v: {{ (fromToml "not toml = = =").x | quote }}`)}))
+	if _, err := b.RenderGateway(&render.Input{Gateway: map[string]any{}, Namespace: "ns"}); err == nil || !strings.Contains(err.Error(), "fromToml") {
+		t.Errorf("fromToml of bad TOML: %v, want an error", err)
+	}
+}
+
+// quoteIfNeeded quotes a template's plain output for a YAML value.
+func quoteIfNeeded(tmpl string) string {
+	if strings.Contains(tmpl, "| quote") {
+		return tmpl
+	}
+	return tmpl[:len(tmpl)-3] + " | quote }}"
 }
