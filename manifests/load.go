@@ -64,6 +64,8 @@ type Set struct {
 	// kinds caches customKinds, read once per Set.
 	kinds     map[schema.GroupKind]bool
 	kindsOnce sync.Once
+	// seen says where each object of the inputs came from (see once).
+	seen map[string]string
 }
 
 // Load reads manifests from paths: files, folders (every .yaml, .yml and .json below them) or
@@ -142,10 +144,44 @@ func expand(p string) ([]string, error) {
 func (s *Set) add(file string, data []byte) error {
 	docs, lines := yamltext.SplitDocuments(string(data))
 	for i, doc := range docs {
+		where := fmt.Sprintf("%s: document %d (line %d)", file, i+1, lines[i])
 		if err := s.addDocument(doc); err != nil {
-			return fmt.Errorf("%s: document %d (line %d): %w", file, i+1, lines[i], render.ExplainYAML(err, doc))
+			return fmt.Errorf("%s: %w", where, render.ExplainYAML(err, doc))
+		}
+		if err := s.once(doc, where); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// once refuses an object given twice in the inputs: which of the two counts would depend on
+// the order files are read in, and the second one silently replaces or joins the first.
+func (s *Set) once(doc, where string) error {
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Metadata   struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		} `json:"metadata"`
+	}
+	if err := yaml.Unmarshal([]byte(doc), &head); err != nil || head.Kind == "" || head.Metadata.Name == "" {
+		return nil
+	}
+	gv, _ := schema.ParseGroupVersion(head.APIVersion)
+	name := head.Metadata.Name
+	if head.Metadata.Namespace != "" {
+		name = head.Metadata.Namespace + "/" + name
+	}
+	key := gv.Group + " " + head.Kind + " " + name
+	if s.seen == nil {
+		s.seen = map[string]string{}
+	}
+	if first, ok := s.seen[key]; ok {
+		return fmt.Errorf("%s %s is given twice: in %s and in %s", head.Kind, name, first, where)
+	}
+	s.seen[key] = where
 	return nil
 }
 
