@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"maps"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -18,6 +19,9 @@ type board struct {
 	outcomes map[precedence.Ref]map[types.NamespacedName]precedence.Outcome
 	// byGateway remembers which policies a Gateway reported, to forget them.
 	byGateway map[types.NamespacedName][]precedence.Ref
+	// broken[policy][Gateway] says how the policy's values break the Gateway's blueprint's
+	// values schema (the Gateway is InvalidValues because of them).
+	broken map[precedence.Ref]map[types.NamespacedName]string
 	// reported holds the Gateways the reconciler has decided on since the process started.
 	// Until a Gateway is in it, the board knows nothing of it — after a restart the board is
 	// empty, and "no outcome" would be wrong, not news.
@@ -29,6 +33,7 @@ func (b *board) init() {
 		b.outcomes = map[precedence.Ref]map[types.NamespacedName]precedence.Outcome{}
 		b.byGateway = map[types.NamespacedName][]precedence.Ref{}
 		b.reported = map[types.NamespacedName]bool{}
+		b.broken = map[precedence.Ref]map[types.NamespacedName]string{}
 	}
 }
 
@@ -83,6 +88,33 @@ func (b *board) forget(gw types.NamespacedName, gone bool) []precedence.Ref {
 	return b.forgetLocked(gw)
 }
 
+// breaks records that a Gateway's values break its blueprint's schema because of the policies
+// in broken (desired.Error.Broken), with their outcomes there (values, nil when unknown): the
+// Gateway is reported, and its earlier record replaced. It returns the policies to look at.
+func (b *board) breaks(gw types.NamespacedName, values *precedence.Result, broken map[precedence.Ref]string) []precedence.Ref {
+	before := b.record(gw, values)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for ref, msg := range broken {
+		m := b.broken[ref]
+		if m == nil {
+			m = map[types.NamespacedName]string{}
+			b.broken[ref] = m
+		}
+		m[gw] = msg
+		b.byGateway[gw] = append(b.byGateway[gw], ref)
+		before = append(before, ref)
+	}
+	return before
+}
+
+// brokenBy returns a copy of what a policy breaks, by Gateway.
+func (b *board) brokenBy(ref precedence.Ref) map[types.NamespacedName]string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return maps.Clone(b.broken[ref])
+}
+
 // attempted marks a Gateway as reported whose desired state could not be computed: its
 // earlier outcomes, if any, stay.
 func (b *board) attempted(gw types.NamespacedName) {
@@ -105,6 +137,10 @@ func (b *board) forgetLocked(gw types.NamespacedName) []precedence.Ref {
 		delete(b.outcomes[ref], gw)
 		if len(b.outcomes[ref]) == 0 {
 			delete(b.outcomes, ref)
+		}
+		delete(b.broken[ref], gw)
+		if len(b.broken[ref]) == 0 {
+			delete(b.broken, ref)
 		}
 	}
 	delete(b.byGateway, gw)

@@ -194,6 +194,10 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 	res, err := desired.Gateway(g.in)
 	if err != nil {
 		r.board.attempted(req.NamespacedName)
+		if de := (*desired.Error)(nil); errors.As(err, &de) && len(de.Broken) > 0 && res != nil {
+			// The policies whose values break the schema say so in their own status.
+			r.notifyRefs(ctx, r.board.breaks(req.NamespacedName, res.Values, de.Broken))
+		}
 		r.notifyPolicies(ctx, g.in)
 		r.gatewayFailedRoutes(ctx, gw, g.in, desired.ReasonRenderFailed)
 		var again ctrl.Result

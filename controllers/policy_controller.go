@@ -215,7 +215,14 @@ func (r *PolicyReconciler) ancestors(ctx context.Context, p policyObject) ([]gwv
 			}
 		}
 	}
-	outcomes := r.board.policy(precedence.Ref{Kind: r.Kind, Namespace: p.GetNamespace(), Name: p.GetName()})
+	self := precedence.Ref{Kind: r.Kind, Namespace: p.GetNamespace(), Name: p.GetName()}
+	outcomes := r.board.policy(self)
+	broken := r.board.brokenBy(self)
+	for gw := range broken {
+		if _, ok := outcomes[gw]; !ok {
+			outcomes[gw] = precedence.Outcome{Ref: self} // it broke the Gateway before any outcome
+		}
+	}
 	if len(outcomes) == 0 && problem != nil {
 		return problem, nil // the Gateways naming it have not rendered with it (their class is not Gantry's, say)
 	}
@@ -247,10 +254,19 @@ func (r *PolicyReconciler) ancestors(ctx context.Context, p policyObject) ([]gwv
 			accepted.Status, accepted.Reason = metav1.ConditionFalse, string(gwv1.PolicyReasonConflicted)
 			accepted.Message = fmt.Sprintf("every value is superseded by %s at the same level, which GEP-713 orders higher", sibling)
 		}
+		if why := broken[gw]; why != "" {
+			// The Gateway is InvalidValues because of this policy: not accepted there.
+			accepted.Status, accepted.Reason = metav1.ConditionFalse, string(gwv1.PolicyReasonInvalid)
+			accepted.Message = truncate(fmt.Sprintf("%s; Gateway %s is InvalidValues and renders nothing", why, gw))
+		}
+		effect := enforced(o, gen)
+		if broken[gw] != "" {
+			effect.Status, effect.Reason, effect.Message = metav1.ConditionFalse, desired.ReasonInvalidValues, "no value is in effect: the Gateway renders nothing while its values break the schema"
+		}
 		out = append(out, gwv1.PolicyAncestorStatus{
 			AncestorRef:    gwv1.ParentReference{Group: ptr(gwv1.Group(gwv1.GroupName)), Kind: ptr(gwv1.Kind("Gateway")), Namespace: ptr(gwv1.Namespace(gw.Namespace)), Name: gwv1.ObjectName(gw.Name)},
 			ControllerName: v1alpha1.ControllerName,
-			Conditions:     []metav1.Condition{accepted, enforced(o, gen)},
+			Conditions:     []metav1.Condition{accepted, effect},
 		})
 	}
 	return append(out, problem...), nil

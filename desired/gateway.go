@@ -38,6 +38,9 @@ const (
 type Error struct {
 	Reason string
 	Err    error
+	// Broken lists, for InvalidValues, the policies whose values break the blueprint's values
+	// schema, each with what it broke: their own status says so for this Gateway.
+	Broken map[precedence.Ref]string
 }
 
 func (e *Error) Error() string { return e.Err.Error() }
@@ -300,24 +303,47 @@ func checkSchema(bp *render.Blueprint, values *precedence.Result) error {
 		return nil
 	}
 	var errs []error
+	broken := map[precedence.Ref]string{}
+	blame := func(ref precedence.Ref, msg string) {
+		switch prev := broken[ref]; {
+		case ref.Kind != "GatewayClassConfig" && ref.Kind != "GatewayConfig", strings.Contains(prev, msg):
+		case prev == "":
+			broken[ref] = msg
+		default:
+			broken[ref] = prev + "; " + msg
+		}
+	}
 	for _, v := range violations {
 		path := precedence.Path(v.Path)
 		where := "values"
 		if len(path) > 0 {
 			where = "values." + path.String()
 		}
+		what := fmt.Sprintf("%s: %s", where, v.Msg)
 		by := "set by no object (the value is missing)"
 		if leaf, ok := values.SourceOf(path); ok {
 			by = "set by " + leaf.Source.String()
+			blame(leaf.Source.Ref, what)
 		} else if leaf, ok := removedBy(values, path, v.Missing); ok {
 			by = "removed by " + leaf.Source.String()
+			blame(leaf.Source.Ref, what)
 		} else if srcs := setUnder(values, path); len(srcs) > 0 && len(v.Missing) == 0 {
 			// A map or list too large is made of the keys or items each object set.
 			by = "its entries set by " + strings.Join(srcs, ", ")
+			for _, l := range values.Leaves {
+				if !l.Removed && len(l.Path) > len(path) && slices.Equal(l.Path[:len(path)], path) {
+					blame(l.Source.Ref, what)
+				}
+			}
 		}
-		errs = append(errs, fmt.Errorf("%s: %s (%s)", where, v.Msg, by))
+		errs = append(errs, fmt.Errorf("%s (%s)", what, by))
 	}
-	return fail(ReasonInvalidValues, fmt.Errorf("blueprint %s valuesSchema: %w", bp.Name, errors.Join(errs...)))
+	for ref, msg := range broken {
+		broken[ref] = fmt.Sprintf("its values break blueprint %s's valuesSchema: %s", bp.Name, msg)
+	}
+	e := fail(ReasonInvalidValues, fmt.Errorf("blueprint %s valuesSchema: %w", bp.Name, errors.Join(errs...)))
+	e.Broken = broken
+	return e
 }
 
 // removedBy finds the explicit null that removed one of the missing properties of the object at
