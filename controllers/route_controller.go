@@ -101,30 +101,36 @@ func (r *HTTPRouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 // each backendRef is a Service that exists and that the route may refer to. Services are read
 // from a metadata-only cache: existence is all that is asked.
 func (r *HTTPRouteReconciler) backendsResolved(ctx context.Context, route *gwv1.HTTPRoute) (metav1.Condition, error) {
-	c := metav1.Condition{Type: string(gwv1.RouteConditionResolvedRefs), Status: metav1.ConditionTrue, Reason: string(gwv1.RouteReasonResolvedRefs),
-		Message: "every backendRef resolves", ObservedGeneration: route.Generation}
-	grants, err := referenceGrants(ctx, r.Client, desired.BackendNamespaces(route))
+	return backendsResolved(ctx, r.Client, route)
+}
+
+// backendsResolved is the ResolvedRefs condition of a route of any kind (see
+// HTTPRouteReconciler.backendsResolved).
+func backendsResolved(ctx context.Context, c client.Client, route client.Object) (metav1.Condition, error) {
+	cond := metav1.Condition{Type: string(gwv1.RouteConditionResolvedRefs), Status: metav1.ConditionTrue, Reason: string(gwv1.RouteReasonResolvedRefs),
+		Message: "every backendRef resolves", ObservedGeneration: route.GetGeneration()}
+	grants, err := referenceGrants(ctx, c, desired.RouteBackendNamespaces(route))
 	if err != nil {
-		return c, err
+		return cond, err
 	}
 	var lookupErr error
 	exists := func(key types.NamespacedName) bool {
 		m := &metav1.PartialObjectMetadata{}
 		m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Service"))
-		err := r.Client.Get(ctx, key, m)
+		err := c.Get(ctx, key, m)
 		if err != nil && !apierrors.IsNotFound(err) && lookupErr == nil {
 			lookupErr = fmt.Errorf("get Service %s: %w", key, err)
 		}
 		return err == nil
 	}
-	reason, msg := desired.BackendRefs(route, exists, grants)
+	reason, msg := desired.RouteBackendRefs(route, exists, grants)
 	if lookupErr != nil {
-		return c, lookupErr
+		return cond, lookupErr
 	}
 	if reason != "" {
-		c.Status, c.Reason, c.Message = metav1.ConditionFalse, string(reason), msg
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, string(reason), msg
 	}
-	return c, nil
+	return cond, nil
 }
 
 // parentInput gathers what deciding a route's attachment through one parentRef reads: the

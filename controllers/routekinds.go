@@ -2,14 +2,11 @@ package controllers
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -169,7 +166,7 @@ func (r *RouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 			parents = append(parents, p)
 		}
 	}
-	resolved, err := r.backendsResolved(ctx, route)
+	resolved, err := backendsResolved(ctx, r.Client, route)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -202,34 +199,6 @@ func (r *RouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, nil
 	}
 	return requeueIfBehind(ctrl.Result{}, r.statusWrites.patch(ctx, r.Client, route, next))
-}
-
-// backendsResolved is the route's ResolvedRefs condition, as for HTTPRoutes.
-func (r *RouteReconciler) backendsResolved(ctx context.Context, route client.Object) (metav1.Condition, error) {
-	c := metav1.Condition{Type: string(gwv1.RouteConditionResolvedRefs), Status: metav1.ConditionTrue, Reason: string(gwv1.RouteReasonResolvedRefs),
-		Message: "every backendRef resolves", ObservedGeneration: route.GetGeneration()}
-	grants, err := referenceGrants(ctx, r.Client, desired.RouteBackendNamespaces(route))
-	if err != nil {
-		return c, err
-	}
-	var lookupErr error
-	exists := func(key types.NamespacedName) bool {
-		m := &metav1.PartialObjectMetadata{}
-		m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Service"))
-		err := r.Client.Get(ctx, key, m)
-		if err != nil && !apierrors.IsNotFound(err) && lookupErr == nil {
-			lookupErr = fmt.Errorf("get Service %s: %w", key, err)
-		}
-		return err == nil
-	}
-	reason, msg := desired.RouteBackendRefs(route, exists, grants)
-	if lookupErr != nil {
-		return c, lookupErr
-	}
-	if reason != "" {
-		c.Status, c.Reason, c.Message = metav1.ConditionFalse, string(reason), msg
-	}
-	return c, nil
 }
 
 // parentRefKeys are the "<namespace>/<name>" of the Gateways parentRefs of a route in namespace
