@@ -46,6 +46,9 @@ func (w *statusWrites) patch(ctx context.Context, c client.Client, old, next cli
 		if apierrors.IsConflict(err) {
 			return errCacheBehind // someone wrote since; the cache will bring it
 		}
+		if apierrors.IsNotFound(err) {
+			return nil // deleted meanwhile: no status to write, and its deletion is reconciled on its own
+		}
 		return err
 	}
 	w.mu.Lock()
