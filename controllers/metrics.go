@@ -53,8 +53,15 @@ func templateRenders(source string, read func() int64) prometheus.CounterFunc {
 	}, func() float64 { return float64(read()) })
 }
 
+// checkMemoryBytes is what the structure check's memory of second renders holds, as it counts
+// it against --render-check-memory.
+var checkMemoryBytes = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+	Name: "gantry_structure_check_memory_bytes",
+	Help: "Bytes the structure check's memory of second renders holds, as counted against --render-check-memory.",
+}, func() float64 { n, _ := boundary.MemoryHeld(); return float64(n) })
+
 func init() {
-	metrics.Registry.MustRegister(rendersTotal, appliedTotal, prunedTotal, errorsTotal, reconcileSeconds,
+	metrics.Registry.MustRegister(rendersTotal, appliedTotal, prunedTotal, errorsTotal, reconcileSeconds, checkMemoryBytes,
 		checkRenders("rendered", func() int64 { n, _ := boundary.Renders(); return n }),
 		checkRenders("remembered", func() int64 { _, n := boundary.Renders(); return n }),
 		templateRenders("rendered", func() int64 { n, _ := render.OutputRenders(); return n }),

@@ -37,3 +37,17 @@ func TestCheckRendersMetric(t *testing.T) {
 		t.Errorf("remembered = %v (present %v), want at least %d", v, ok, remembered)
 	}
 }
+
+// TestCheckMemoryMetric: what the structure check's memory holds is on the metrics endpoint.
+func TestCheckMemoryMetric(t *testing.T) {
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == "gantry_structure_check_memory_bytes" && len(f.GetMetric()) == 1 && f.GetMetric()[0].GetGauge() != nil {
+			return
+		}
+	}
+	t.Error("no gantry_structure_check_memory_bytes gauge")
+}
