@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -183,7 +184,15 @@ func TestLive(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
-		if !strings.Contains(out, "# Gateway team-a/web") || strings.Contains(out, "team-b") {
+		// One JSON document (issue 21: it was a comment line and a document per Gateway).
+		var got []struct {
+			Gateway string         `json:"gateway"`
+			Values  map[string]any `json:"values"`
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("not one JSON document: %v\n%s", err, out)
+		}
+		if len(got) != 1 || got[0].Gateway != "team-a/web" {
 			t.Errorf("-n team-a renders team-a's Gateways only:\n%s", out)
 		}
 		if !strings.Contains(out, `"replicas": 6`) {

@@ -165,6 +165,10 @@ func (o *renderOptions) run(ctx context.Context, args []string, stdin io.Reader,
 	}
 
 	switch {
+	case (o.explain || o.showValues) && o.output == "json":
+		if err := o.printValuesJSON(stdout, set, results); err != nil {
+			return err
+		}
 	case o.explain || o.showValues:
 		// Values are shown for a Gateway whose render failed too: that is when they help most.
 		for _, r := range results {
@@ -389,6 +393,54 @@ func (o *renderOptions) printValues(w io.Writer, set *manifests.Set, r rendered)
 			o.printValueSet(w, fmt.Sprintf("HTTPRoute %s on %s", route.NamespacedName, types.NamespacedName{Namespace: r.gw.Namespace, Name: r.gw.Name}), set.ExplainTargets(route.Values))
 		}
 	}
+}
+
+// valuesJSON is one Gateway's (or route's) values in `--show-values/--explain -o json`.
+type valuesJSON struct {
+	Gateway   string `json:"gateway"`
+	Route     string `json:"route,omitempty"` // "<kind> <namespace>/<name>", for a route's chain
+	Class     string `json:"class"`
+	Blueprint string `json:"blueprint"`
+	// Values are the effective values (--show-values).
+	Values map[string]any `json:"values,omitempty"`
+	// Provenance and Policies are who set each value and each policy's outcome (--explain).
+	Provenance []precedence.Leaf    `json:"provenance,omitempty"`
+	Policies   []precedence.Outcome `json:"policies,omitempty"`
+}
+
+// printValuesJSON prints every selected Gateway's values (and routes') as one JSON document, a
+// list, that a script can parse whole: `--show-values -o json` printed a comment line and a
+// document per Gateway, and `--explain -o json` its tables.
+func (o *renderOptions) printValuesJSON(w io.Writer, set *manifests.Set, results []rendered) error {
+	out := []valuesJSON{}
+	add := func(r rendered, route string, v *precedence.Result) {
+		v = set.ExplainTargets(v)
+		e := valuesJSON{Gateway: r.gw.Namespace + "/" + r.gw.Name, Route: route, Class: string(r.gw.Spec.GatewayClassName), Blueprint: r.in.Blueprint.Name}
+		if o.showValues {
+			e.Values = v.Values
+		}
+		if o.explain {
+			e.Provenance, e.Policies = v.Leaves, v.Outcomes
+		}
+		out = append(out, e)
+	}
+	for _, r := range results {
+		if r.res == nil || r.res.Values == nil {
+			continue
+		}
+		add(r, "", r.res.Values)
+		for _, route := range r.res.Routes {
+			if route.Values != nil {
+				add(r, route.Kind+" "+route.NamespacedName.String(), route.Values)
+			}
+		}
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
 }
 
 func (o *renderOptions) printValueSet(w io.Writer, title string, v *precedence.Result) {

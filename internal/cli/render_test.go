@@ -13,6 +13,7 @@ import (
 
 	"gantry.dev/gantry/internal/cli"
 	"gantry.dev/gantry/internal/testenv"
+	"gantry.dev/gantry/precedence"
 )
 
 var sample = filepath.Join(testenv.Root(), "samples", "defaults-vs-overrides")
@@ -197,5 +198,27 @@ spec:
 	_, _, plain := gantry("render", path)
 	if strings.Contains(plain, "name: x: y") {
 		t.Errorf("without --debug the output is printed:\n%s", plain)
+	}
+}
+
+// TestValuesJSONIsOneDocument: issue 21. --show-values -o json printed a comment and a document
+// per Gateway, and --explain -o json its tables; both print one JSON list a script can parse,
+// provenance and policy outcomes included with --explain.
+func TestValuesJSONIsOneDocument(t *testing.T) {
+	code, out, errOut := gantry("render", sample, "--explain", "--show-values", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got []struct {
+		Gateway    string               `json:"gateway"`
+		Values     map[string]any       `json:"values"`
+		Provenance []precedence.Leaf    `json:"provenance"`
+		Policies   []precedence.Outcome `json:"policies"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("not one JSON document: %v\n%s", err, out)
+	}
+	if len(got) < 2 || got[0].Values == nil || len(got[0].Provenance) == 0 || len(got[0].Policies) == 0 {
+		t.Errorf("got %+v, want every Gateway with values, provenance and policies", got)
 	}
 }
