@@ -104,6 +104,9 @@ func (o *renderOptions) run(ctx context.Context, args []string, stdin io.Reader,
 	if o.output != "yaml" && o.output != "json" {
 		return usagef("--output must be yaml or json, not %q", o.output)
 	}
+	if o.output == "json" && o.outputDir != "" {
+		return usagef("--output-dir writes one YAML file per template; -o json prints to stdout: use one of them")
+	}
 	for _, g := range o.gateways {
 		if ns, name, ok := strings.Cut(g, "/"); !ok || ns == "" || name == "" {
 			return usagef("--gateway must be namespace/name, not %q", g)

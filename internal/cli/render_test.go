@@ -222,3 +222,12 @@ func TestValuesJSONIsOneDocument(t *testing.T) {
 		t.Errorf("got %+v, want every Gateway with values, provenance and policies", got)
 	}
 }
+
+// TestOutputDirRefusesJSON: issue 21. -o json with --output-dir wrote YAML files anyway; the
+// pair is refused.
+func TestOutputDirRefusesJSON(t *testing.T) {
+	code, _, errOut := gantry("render", sample, "-o", "json", "--output-dir", t.TempDir())
+	if code != 2 || !strings.Contains(errOut, "--output-dir") {
+		t.Errorf("exit %d, stderr %q; want a usage error", code, errOut)
+	}
+}
