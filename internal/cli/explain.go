@@ -34,7 +34,7 @@ type explainOptions struct {
 func newExplainCommand(stdout io.Writer) *cobra.Command {
 	o := &explainOptions{}
 	cmd := &cobra.Command{
-		Use:   "explain gateway|policy|route NAMESPACE/NAME",
+		Use:   "explain gateway|policy|route NAMESPACE/NAME (or NAME -n NAMESPACE)",
 		Short: "Explain, from the cluster, a Gateway, a policy or an HTTPRoute",
 		Long: `Explain reads one object and what it depends on from the cluster (only reading, and only what
 that object needs: no list of every Gateway or policy) and prints:
@@ -70,8 +70,12 @@ that object needs: no list of every Gateway or policy) and prints:
 			},
 			RunE: func(cmd *cobra.Command, args []string) error {
 				ns, name, ok := strings.Cut(args[0], "/")
+				if !ok && o.cluster.config.Namespace != nil && *o.cluster.config.Namespace != "" {
+					// As kubectl's: a bare name in the namespace -n names.
+					ns, name, ok = *o.cluster.config.Namespace, args[0], true
+				}
 				if !ok || ns == "" || name == "" {
-					return usagef("name the object as namespace/name, not %q", args[0])
+					return usagef("name the object as namespace/name (or give -n), not %q", args[0])
 				}
 				live, err := o.cluster.connect()
 				if err != nil {

@@ -475,6 +475,14 @@ spec:
 	t.Run("README", func(t *testing.T) { checkReadme(t) })
 
 	// Last: the route changes team-a/web's status, which the README shows.
+	t.Run("explain gateway NAME -n NAMESPACE", func(t *testing.T) {
+		// Issue 21: as kubectl's -n.
+		code, out, errOut := gantry("explain", "gateway", "web", "-n", "team-a")
+		if code != 0 || !strings.Contains(out, "Gateway team-a/web\n") {
+			t.Errorf("exit %d:\n%s%s", code, out, errOut)
+		}
+	})
+
 	t.Run("explain route", func(t *testing.T) {
 		route := &gwv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "team-a"},
 			Spec: gwv1.HTTPRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: []gwv1.ParentReference{{Name: "web"}}}}}
