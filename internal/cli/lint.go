@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/desired"
+	"gantry.dev/gantry/manifests"
+)
+
+// newLintCommand is gantry lint: a blueprint checked alone, as helm lint checks a chart.
+func newLintCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	o := &renderOptions{}
+	cmd := &cobra.Command{
+		Use:   "lint [FILE|FOLDER|-]...",
+		Short: "Check blueprints alone: templates parse, defaults meet the schema, a synthetic Gateway renders",
+		Long: `Lint checks every GatewayClassBlueprint in the inputs without a Gateway of its own: every
+template parses; the default values meet the blueprint's valuesSchema; and the templates render
+for a synthetic Gateway with one listener of each protocol the blueprint serves (and, with an
+httpRouteTemplate, a synthetic HTTPRoute attached to it), with the default values. A template
+that waits for a live object (.Resources) is reported as waiting, not as failing.
+
+Values a blueprint leaves to the platform (a required cloud account, a class name) are given as
+to render: -f FILE and --set, as Helm's lint takes them.
+
+The exit code is 0 when every blueprint passes, 1 when one does not, 2 on a usage error.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cmdline, err := o.commandLine()
+			if err != nil {
+				return err
+			}
+			set, err := manifests.Load(args, stdin)
+			if err != nil {
+				return err
+			}
+			if len(set.Blueprints) == 0 {
+				return usagef("no GatewayClassBlueprint in the inputs")
+			}
+			failed := false
+			for _, name := range slices.Sorted(maps.Keys(set.Blueprints)) {
+				if !lintBlueprint(stdout, stderr, set.Blueprints[name], cmdline) {
+					failed = true
+				}
+			}
+			if failed {
+				return errReported
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVarP(&o.values.ValueFiles, "values", "f", nil, "a YAML file of values above the blueprint's defaults (repeatable)")
+	f.StringArrayVar(&o.values.Values, "set", nil, "set a value above the blueprint's defaults, Helm-style: a.b=c,d=e (repeatable)")
+	f.StringArrayVar(&o.values.StringValues, "set-string", nil, "like --set, always as a string")
+	return cmd
+}
+
+// lintBlueprint checks one blueprint and says what it found; false when it fails.
+func lintBlueprint(stdout, stderr io.Writer, bp *v1alpha1.GatewayClassBlueprint, cmdline map[string]any) bool {
+	class := &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: "lint"}, Spec: gwv1.GatewayClassSpec{
+		ControllerName: v1alpha1.ControllerName,
+		ParametersRef:  &gwv1.ParametersReference{Group: v1alpha1.GroupName, Kind: "GatewayClassBlueprint", Name: bp.Name},
+	}}
+	gw := &gwv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: "lint", Name: "lint-gateway"}, Spec: gwv1.GatewaySpec{GatewayClassName: "lint"}}
+	ports := map[gwv1.ProtocolType]gwv1.PortNumber{gwv1.HTTPProtocolType: 80, gwv1.HTTPSProtocolType: 443, gwv1.TLSProtocolType: 8443, gwv1.TCPProtocolType: 9000, gwv1.UDPProtocolType: 9001}
+	for i, p := range desired.ListenerProtocols(bp) {
+		l := gwv1.Listener{Name: gwv1.SectionName(strings.ToLower(string(p))), Protocol: p, Port: ports[p]}
+		if l.Port == 0 {
+			l.Port = gwv1.PortNumber(10000 + i)
+		}
+		switch p {
+		case gwv1.HTTPSProtocolType:
+			l.TLS = &gwv1.ListenerTLSConfig{CertificateRefs: []gwv1.SecretObjectReference{{Name: "lint-certificate"}}}
+		case gwv1.TLSProtocolType:
+			l.TLS = &gwv1.ListenerTLSConfig{Mode: new(gwv1.TLSModePassthrough)}
+		}
+		gw.Spec.Listeners = append(gw.Spec.Listeners, l)
+	}
+	in := &desired.Input{Gateway: gw, Class: class, Blueprint: bp, CommandLine: cmdline}
+	if bp.Spec.HTTPRouteTemplate != nil {
+		in.Routes = []*gwv1.HTTPRoute{{ObjectMeta: metav1.ObjectMeta{Namespace: "lint", Name: "lint-route"},
+			Spec: gwv1.HTTPRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: []gwv1.ParentReference{{Name: "lint-gateway"}}}}}}
+	}
+	res, err := desired.Gateway(in)
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			if !strings.HasPrefix(line, "blueprint ") {
+				line = "blueprint " + bp.Name + ": " + line
+			}
+			fmt.Fprintf(stderr, "Error: %s\n", line)
+		}
+		return false
+	}
+	ok := true
+	for _, r := range res.Routes {
+		if r.Err != nil {
+			fmt.Fprintf(stderr, "Error: %v\n", r.Err)
+			ok = false
+		}
+	}
+	for _, p := range res.Pending {
+		fmt.Fprintf(stdout, "blueprint %s: %s waits for .Resources.%s (renders once that object exists)\n", bp.Name, p.Template, strings.Join(p.Waiting, ", .Resources."))
+	}
+	if ok {
+		fmt.Fprintf(stdout, "blueprint %s: ok (%d objects for a Gateway with listeners %s)\n", bp.Name, len(res.Objects), protocols(gw))
+	}
+	return ok
+}
+
+func protocols(gw *gwv1.Gateway) string {
+	var out []string
+	for _, l := range gw.Spec.Listeners {
+		out = append(out, string(l.Protocol))
+	}
+	return strings.Join(out, ", ")
+}
