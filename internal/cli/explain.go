@@ -21,6 +21,8 @@ import (
 	"gantry.dev/gantry/desired"
 	"gantry.dev/gantry/internal/cluster"
 	"gantry.dev/gantry/internal/explain"
+	"gantry.dev/gantry/manifests"
+	"gantry.dev/gantry/precedence"
 )
 
 type explainOptions struct {
@@ -136,7 +138,7 @@ func (o *explainOptions) gateway(ctx context.Context, c client.Client, key types
 		res, err := desired.Gateway(in)
 		if res != nil && res.Values != nil {
 			fmt.Fprintln(w, "\nValues (as the controller computes them now):")
-			explain.Write(w, set.ExplainTargets(res.Values))
+			explain.Write(w, couldApply(set.ExplainTargets(res.Values), set, gw))
 		}
 		if err != nil {
 			fmt.Fprintf(w, "\nThe desired state cannot be computed: %v\n", err)
@@ -352,4 +354,24 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// couldApply leaves out the global GatewayClassConfigs that target another GatewayClass: read
+// from the controller's namespace with the ones that apply, they could never reach this
+// Gateway, and listing each as NotApplicable (its class not read) buries the ones that do.
+func couldApply(v *precedence.Result, set *manifests.Set, gw *gwv1.Gateway) *precedence.Result {
+	out := *v
+	out.Outcomes = slices.DeleteFunc(slices.Clone(v.Outcomes), func(o precedence.Outcome) bool {
+		if o.State != precedence.StateNotApplicable || o.Kind != precedence.KindGatewayClassConfig {
+			return false
+		}
+		for _, p := range set.GatewayClassConfigs {
+			if p.Namespace == o.Namespace && p.Name == o.Name {
+				t := p.Spec.TargetRef
+				return t.Kind == "GatewayClass" && string(t.Name) != string(gw.Spec.GatewayClassName)
+			}
+		}
+		return false
+	})
+	return &out
 }

@@ -21,6 +21,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
+	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/controllers"
 	"gantry.dev/gantry/internal/cli"
 	"gantry.dev/gantry/internal/golden"
@@ -365,6 +366,22 @@ spec:
 		code, _, errOut := gantry("diff", "--context", "nope")
 		if code != 2 || !strings.Contains(errOut, "nope") {
 			t.Errorf("exit %d, stderr %q; want 2 and the context named", code, errOut)
+		}
+	})
+
+	t.Run("explain gateway lists only policies that could apply", func(t *testing.T) {
+		// Issue 21: every other class's global policy was listed as NotApplicable, "does not
+		// exist in the manifests".
+		other := &v1alpha1.GatewayClassConfig{ObjectMeta: metav1.ObjectMeta{Name: "other-class", Namespace: "gantry-system"},
+			Spec: v1alpha1.GatewayClassConfigSpec{TargetRef: v1alpha1.PolicyTargetReference{Group: gwv1.GroupName, Kind: "GatewayClass", Name: "internal"}}}
+		c := clusterClient(t)
+		if err := c.Create(t.Context(), other); err != nil { // the test's write
+			t.Fatal(err)
+		}
+		defer c.Delete(t.Context(), other)
+		code, out, errOut := gantry("explain", "gateway", "team-a/web")
+		if code != 0 || strings.Contains(out, "other-class") || !strings.Contains(out, "internet-global") {
+			t.Errorf("exit %d; want internet-global and not other-class:\n%s%s", code, out, errOut)
 		}
 	})
 
