@@ -805,3 +805,28 @@ func TestHelmOnlyNamesSayWhatGantryOffers(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyThatNeverComes: issue 21. A ClusterIP Service never gets .status.loadBalancer.ingress:
+// a status template that reads it by name waits for good, one that reads it with dig and a
+// default does not (docs/blueprints.md, Pending).
+func TestKeyThatNeverComes(t *testing.T) {
+	live := map[string][]map[string]any{"svc": {{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "web"},
+		"spec": map[string]any{"type": "ClusterIP"}, "status": map[string]any{"loadBalancer": map[string]any{}}}}}
+	for tmpl, pending := range map[string]bool{
+		"{{ range (index .Resources.svc 0).status.loadBalancer.ingress }}addresses: [{value: {{ .ip | quote }}}]{{ else }}{}{{ end }}":                      true,
+		"{{ range dig \"status\" \"loadBalancer\" \"ingress\" list (index .Resources.svc 0) }}addresses: [{value: {{ .ip | quote }}}]{{ else }}{}{{ end }}": false,
+	} {
+		spec := gatewaySpec(map[string]string{"svc": "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n"})
+		spec.GatewayTemplate.Status = &v1alpha1.StatusTemplate{Template: tmpl}
+		b := mustCompile(t, spec)
+		in := input(nil)
+		in.Resources = live
+		out, err := b.RenderGateway(in)
+		if err != nil {
+			t.Fatalf("%s: %v", tmpl, err)
+		}
+		if got := len(out.Pending) > 0; got != pending {
+			t.Errorf("%s: pending %v (%v), want %v", tmpl, got, out.Pending, pending)
+		}
+	}
+}
