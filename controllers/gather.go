@@ -253,29 +253,13 @@ func gatherListenerSets(ctx context.Context, c client.Reader, gw *gwv1.Gateway, 
 // gatewayRoutes lists, once each, the HTTPRoutes that name the Gateway or one of its
 // ListenerSets as a parent.
 func gatewayRoutes(ctx context.Context, c client.Reader, key types.NamespacedName, sets []*gwv1.ListenerSet) ([]*gwv1.HTTPRoute, error) {
-	var out []*gwv1.HTTPRoute
-	seen := map[types.NamespacedName]bool{}
-	add := func(field, value string) error {
-		l := &gwv1.HTTPRouteList{}
-		if err := c.List(ctx, l, client.MatchingFields{field: value}); err != nil {
-			return err
-		}
-		for i := range l.Items {
-			r := &l.Items[i]
-			if k := client.ObjectKeyFromObject(r); !seen[k] {
-				seen[k] = true
-				out = append(out, r)
-			}
-		}
-		return nil
-	}
-	if err := add(indexParent, ownerKey(key)); err != nil {
+	objs, err := gatewayOtherRoutes(ctx, c, []routeKind{httpRoutes}, key, sets)
+	if err != nil {
 		return nil, err
 	}
-	for _, ls := range sets {
-		if err := add(indexListenerSetParent, client.ObjectKeyFromObject(ls).String()); err != nil {
-			return nil, err
-		}
+	out := make([]*gwv1.HTTPRoute, len(objs))
+	for i, o := range objs {
+		out[i] = o.(*gwv1.HTTPRoute)
 	}
 	return out, nil
 }

@@ -30,6 +30,10 @@ type routeKind struct {
 	items  func(client.ObjectList) []client.Object
 }
 
+// httpRoutes is HTTPRoute as a routeKind, for what HTTPRoutes share with the other kinds.
+var httpRoutes = routeKind{desired.KindHTTPRoute, func() client.Object { return &gwv1.HTTPRoute{} }, func() client.ObjectList { return &gwv1.HTTPRouteList{} },
+	func(l client.ObjectList) []client.Object { return pointers(l.(*gwv1.HTTPRouteList).Items) }}
+
 var otherRouteKinds = []routeKind{
 	{desired.KindGRPCRoute, func() client.Object { return &gwv1.GRPCRoute{} }, func() client.ObjectList { return &gwv1.GRPCRouteList{} },
 		func(l client.ObjectList) []client.Object { return pointers(l.(*gwv1.GRPCRouteList).Items) }},
@@ -88,7 +92,7 @@ func indexRouteKinds(ctx context.Context, idx client.FieldIndexer, kinds []route
 }
 
 // gatewayOtherRoutes lists, once each, the routes of kinds that name the Gateway or one of its
-// ListenerSets as a parent.
+// ListenerSets as a parent (gatewayRoutes, for HTTPRoutes).
 func gatewayOtherRoutes(ctx context.Context, c client.Reader, kinds []routeKind, key types.NamespacedName, sets []*gwv1.ListenerSet) ([]client.Object, error) {
 	var out []client.Object
 	for _, k := range kinds {
