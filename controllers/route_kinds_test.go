@@ -99,3 +99,33 @@ data:
 		return nil
 	})
 }
+
+// TestOtherKindFollowsItsBackend: a TCPRoute whose Service does not exist is ResolvedRefs
+// False BackendNotFound, and True once the Service is made (the Service watch finds the route
+// by its backend).
+func TestOtherKindFollowsItsBackend(t *testing.T) {
+	ns := namespace(t, nil)
+	bp := blueprint("backend", "", map[string]string{"values": valuesTemplate})
+	bp.Spec.ListenerProtocols = []gwv1.ProtocolType{gwv1.TCPProtocolType}
+	class := setup(t, ns, bp)
+	create(t, gateway(ns, "web", class, gwv1.Listener{Name: "tcp", Port: 5432, Protocol: gwv1.TCPProtocolType}))
+	route := &gwv1.TCPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}, Spec: gwv1.TCPRouteSpec{
+		CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: []gwv1.ParentReference{{Name: "web"}}},
+		Rules:           []gwv1.TCPRouteRule{{BackendRefs: []gwv1.BackendRef{{BackendObjectReference: gwv1.BackendObjectReference{Name: "pg", Port: ptr(gwv1.PortNumber(5432))}}}}}}}
+	create(t, route)
+	resolved := func(status metav1.ConditionStatus, reason string) {
+		t.Helper()
+		eventually(t, fmt.Sprintf("TCPRoute ResolvedRefs=%s/%s", status, reason), func() error {
+			if err := k8s.Get(t.Context(), client.ObjectKeyFromObject(route), route); err != nil {
+				return err
+			}
+			if len(route.Status.Parents) != 1 {
+				return fmt.Errorf("parents %+v", route.Status.Parents)
+			}
+			return conditionIs(route.Status.Parents[0].Conditions, "ResolvedRefs", status, reason, route.Generation)
+		})
+	}
+	resolved(metav1.ConditionFalse, "BackendNotFound")
+	create(t, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pg"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 5432}}}})
+	resolved(metav1.ConditionTrue, "ResolvedRefs")
+}

@@ -76,6 +76,15 @@ func indexRouteKinds(ctx context.Context, idx client.FieldIndexer, kinds []route
 		}); err != nil {
 			return err
 		}
+		if err := idx.IndexField(ctx, k.object(), indexBackend, func(o client.Object) []string {
+			var out []string
+			for _, key := range desired.RouteBackendServiceKeys(o) {
+				out = append(out, key.String())
+			}
+			return out
+		}); err != nil {
+			return err
+		}
 		if err := idx.IndexField(ctx, k.object(), indexListenerSetParent, func(o client.Object) []string {
 			var out []string
 			for _, pr := range desired.ParentRefs(o) {
@@ -264,10 +273,20 @@ func (m *mapper) namespaceRoutesOf(k routeKind) handler.MapFunc {
 	}
 }
 
-// allRoutesOf maps anything to every route of kind k: a Service that appears or goes, a
-// ReferenceGrant (coarse, for these kinds' ResolvedRefs; HTTPRoutes have indexes for it).
-func (m *mapper) allRoutesOf(k routeKind) handler.MapFunc {
-	return func(ctx context.Context, _ client.Object) []reconcile.Request { return m.routesOf(ctx, k) }
+// serviceRoutesOf maps a Service to the routes of kind k whose backendRefs name it.
+func (m *mapper) serviceRoutesOf(k routeKind) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		return m.routesOf(ctx, k, client.MatchingFields{indexBackend: o.GetNamespace() + "/" + o.GetName()})
+	}
+}
+
+// grantRoutesOf maps a ReferenceGrant to the routes of kind k in the namespaces it grants to.
+func (m *mapper) grantRoutesOf(k routeKind) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		return grantFrom(ctx, o, gwv1.Kind(k.kind), func(ctx context.Context, opts ...client.ListOption) []reconcile.Request {
+			return m.routesOf(ctx, k, opts...)
+		})
+	}
 }
 
 // listenerSetRoutesOf maps a ListenerSet to the routes of kind k that name it.

@@ -183,8 +183,8 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 			For(k.object(), builder.WithPredicates(specOrResync)).
 			Watches(&gwv1.Gateway{}, handler.EnqueueRequestsFromMapFunc(m.gatewayRoutesOf(k)), builder.WithPredicates(specOrResync)).
 			Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(m.namespaceRoutesOf(k)), builder.WithPredicates(predicate.LabelChangedPredicate{})).
-			Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(m.allRoutesOf(k)), builder.OnlyMetadata, builder.WithPredicates(createOrDelete)).
-			Watches(&gwv1beta1.ReferenceGrant{}, handler.EnqueueRequestsFromMapFunc(m.allRoutesOf(k)), builder.WithPredicates(predicate.GenerationChangedPredicate{}))
+			Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(m.serviceRoutesOf(k)), builder.OnlyMetadata, builder.WithPredicates(createOrDelete)).
+			Watches(&gwv1beta1.ReferenceGrant{}, handler.EnqueueRequestsFromMapFunc(m.grantRoutesOf(k)), builder.WithPredicates(predicate.GenerationChangedPredicate{}))
 		if listenerSets {
 			b = b.Watches(&gwv1.ListenerSet{}, handler.EnqueueRequestsFromMapFunc(m.listenerSetRoutesOf(k)))
 		}

@@ -222,3 +222,18 @@ func NewRoute(kind string) client.Object {
 	}
 	return nil
 }
+
+// RouteBackendServiceKeys are the namespace/name of the Services a route of any of RouteKinds
+// names as backends (BackendServiceKeys, for every kind).
+func RouteBackendServiceKeys(o client.Object) []types.NamespacedName {
+	r, _ := wrapRoute(o)
+	var out []types.NamespacedName
+	for _, rule := range r.backends {
+		for _, b := range rule {
+			if isService(b.BackendObjectReference) {
+				out = append(out, refKey(r.Namespace, b.BackendObjectReference))
+			}
+		}
+	}
+	return out
+}
