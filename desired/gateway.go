@@ -278,6 +278,9 @@ func Compile(in *Input) (*render.Blueprint, error) {
 				return nil, fail(ReasonInvalidParameters, err)
 			}
 		}
+		if in.Class == nil {
+			return nil, fail(ReasonInvalidParameters, fmt.Errorf("GatewayClass %s, which the Gateway names, does not exist", in.Gateway.Spec.GatewayClassName))
+		}
 		ref := "no parametersRef"
 		if in.Class != nil && in.Class.Spec.ParametersRef != nil {
 			ref = fmt.Sprintf("parametersRef %s %s, which does not exist", in.Class.Spec.ParametersRef.Kind, in.Class.Spec.ParametersRef.Name)

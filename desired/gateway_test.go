@@ -145,7 +145,7 @@ func TestMissingBlueprint(t *testing.T) {
 		{"parametersRef of another group", otherGroup, "GatewayClass internet parametersRef is GatewayClassBlueprint.example.com; it must be a GatewayClassBlueprint.gateway.gantry.dev (or GatewayClassBlueprint.gateway.tv2.dk, bifrost-gateway-controller's, read as the same)"},
 		{"parametersRef of bifrost's group to a blueprint that does not exist", bifrostGroup, "GatewayClass internet has parametersRef GatewayClassBlueprint proxy, which does not exist"},
 		{"no parametersRef", noRef, "GatewayClass internet has no parametersRef"},
-		{"no class", nil, "GatewayClass internet has no parametersRef"},
+		{"no class", nil, "GatewayClass internet, which the Gateway names, does not exist"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -269,7 +269,7 @@ func selectGateways(set *manifests.Set, names []string, live *liveCluster) ([]*g
 			if live != nil && live.namespace != "" {
 				where = fmt.Sprintf("in namespace %s (-A looks in every namespace)", live.namespace)
 			}
-			return nil, fmt.Errorf("no Gateway of a Gantry class (controllerName %s) %s", v1alpha1.ControllerName, where)
+			return nil, fmt.Errorf("no Gateway of a Gantry class (controllerName %s) %s%s", v1alpha1.ControllerName, where, classHints(set))
 		}
 		return out, nil
 	}
@@ -495,4 +495,26 @@ func (o *renderOptions) checkShowOnly(set *manifests.Set, gateways []*gwv1.Gatew
 		}
 	}
 	return nil
+}
+
+// classHints says, for a set without a Gateway of a Gantry class, what the Gateways there name:
+// a class missing from the inputs, or another controller's.
+func classHints(set *manifests.Set) string {
+	var hints []string
+	for _, gw := range set.Gateways {
+		name := string(gw.Spec.GatewayClassName)
+		switch c := set.Classes[name]; {
+		case c == nil:
+			hints = append(hints, fmt.Sprintf("Gateway %s/%s names GatewayClass %s, which is not there", gw.Namespace, gw.Name, name))
+		case c.Spec.ControllerName != v1alpha1.ControllerName:
+			hints = append(hints, fmt.Sprintf("Gateway %s/%s names GatewayClass %s, of controller %s", gw.Namespace, gw.Name, name, c.Spec.ControllerName))
+		}
+		if len(hints) == 5 {
+			break
+		}
+	}
+	if len(hints) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(hints, "; ")
 }

@@ -231,3 +231,21 @@ func TestOutputDirRefusesJSON(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want a usage error", code, errOut)
 	}
 }
+
+// TestMissingClassIsNamed: issue 21. A Gateway whose class is missing from the inputs got no
+// hint of which class it names.
+func TestMissingClassIsNamed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gw.yaml")
+	gw := "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: web, namespace: team-a}\nspec:\n  gatewayClassName: internet\n  listeners: [{name: http, port: 80, protocol: HTTP}]\n"
+	if err := os.WriteFile(path, []byte(gw), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := gantry("render", path)
+	if code == 0 || !strings.Contains(errOut, "Gateway team-a/web names GatewayClass internet, which is not there") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = gantry("render", path, "--gateway", "team-a/web")
+	if code == 0 || !strings.Contains(errOut, "GatewayClass internet, which the Gateway names, does not exist") {
+		t.Errorf("--gateway: exit %d, stderr %q", code, errOut)
+	}
+}
