@@ -453,14 +453,16 @@ func Contributors(in *Input, res *Result) []string {
 			seen[o.Namespace] = true
 		}
 	}
+	hostnames := map[routeID]bool{} // whether each route names hostnames
+	for _, r := range routesOf(in) {
+		hostnames[r.routeID] = hostnames[r.routeID] || len(r.hostnames) > 0
+	}
 	for _, rt := range res.Routes {
 		if !rt.Accepted || rt.Namespace == in.Gateway.Namespace {
 			continue
 		}
-		for _, r := range routesOf(in) {
-			if r.kind == rt.Kind && r.NamespacedName == rt.NamespacedName && (len(r.hostnames) > 0 || res.routesRead) {
-				seen[r.Namespace] = true
-			}
+		if named, known := hostnames[routeID{kind: rt.Kind, NamespacedName: rt.NamespacedName}]; known && (named || res.routesRead) {
+			seen[rt.Namespace] = true
 		}
 	}
 	for ns := range in.SetApart {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"gantry.dev/gantry/boundary"
+	"gantry.dev/gantry/internal/lru"
 )
 
 // The engine's side of the tenant boundary (package boundary): renders with stand-ins for the
@@ -29,7 +30,7 @@ func (b *Blueprint) newCheck(in *Input, deadline time.Time) *boundary.Check {
 		words = boundary.PlatformTemplateWords(b.words, in.Values, in.Tainted)
 	}
 	sub := boundary.NewSubstitution(in.Tainted, words)
-	var key [32]byte
+	var key lru.Key
 	keyed := false
 	if sub.Total() > 0 {
 		key, keyed = bInputKey(b, in, sub)
