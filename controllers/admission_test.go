@@ -35,7 +35,7 @@ func TestAdmissionRejectsNonsense(t *testing.T) {
 		{"GatewayConfig on an HTTPRoute", &v1alpha1.GatewayConfig{Spec: v1alpha1.GatewayConfigSpec{TargetRef: ref("gateway.networking.k8s.io", "HTTPRoute", "r")}}, ""},
 		{"GatewayConfig on a Namespace", &v1alpha1.GatewayConfig{Spec: v1alpha1.GatewayConfigSpec{TargetRef: ref("", "Namespace", ns)}}, ""},
 		{"GatewayConfig on a GatewayClass", &v1alpha1.GatewayConfig{Spec: v1alpha1.GatewayConfigSpec{TargetRef: ref("gateway.networking.k8s.io", "GatewayClass", "c")}},
-			"a GatewayConfig may target only a Gateway or an HTTPRoute"},
+			"a GatewayConfig may target only a Gateway or a route (HTTPRoute, GRPCRoute"},
 		{"default that is a list", &v1alpha1.GatewayConfig{Spec: v1alpha1.GatewayConfigSpec{TargetRef: ref("gateway.networking.k8s.io", "Gateway", "g"),
 			PolicyValues: v1alpha1.PolicyValues{Default: raw(`["a"]`)}}}, "spec.default: Invalid value: \"array\": spec.default in body must be of type object"},
 		{"override that is a string", &v1alpha1.GatewayClassConfig{Spec: v1alpha1.GatewayClassConfigSpec{TargetRef: ref("", "Namespace", ns),

@@ -45,9 +45,9 @@ func (k objectKey) String() string {
 }
 
 // toApply turns desired objects into what is applied: the owner annotation, and an owner
-// reference to the Gateway or HTTPRoute for namespaced objects (cluster-scoped ones are cleaned
-// up through the Gateway's finalizer instead).
-func (r *GatewayReconciler) toApply(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, objs []desired.Object) (out []*unstructured.Unstructured, clusterScoped bool, err error) {
+// reference to the Gateway or route (of any kind) for namespaced objects (cluster-scoped ones are
+// cleaned up through the Gateway's finalizer instead).
+func (r *GatewayReconciler) toApply(gw *gwv1.Gateway, routes []client.Object, objs []desired.Object) (out []*unstructured.Unstructured, clusterScoped bool, err error) {
 	defer func() {
 		for _, u := range out {
 			if e := stampRenderHash(u); e != nil && err == nil {
@@ -71,14 +71,14 @@ func (r *GatewayReconciler) toApply(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, 
 			continue
 		}
 		ref := metav1.OwnerReference{APIVersion: gwv1.GroupVersion.String(), Kind: "Gateway", Name: gw.Name, UID: gw.UID, Controller: ptr(true), BlockOwnerDeletion: ptr(true)}
-		if d.Owner.Kind == "HTTPRoute" {
-			i := slices.IndexFunc(routes, func(rt *gwv1.HTTPRoute) bool {
-				return rt.Namespace == d.Owner.Namespace && rt.Name == d.Owner.Name
+		if d.Owner.Kind != "Gateway" {
+			i := slices.IndexFunc(routes, func(rt client.Object) bool {
+				return desired.RouteKindOf(rt) == d.Owner.Kind && rt.GetNamespace() == d.Owner.Namespace && rt.GetName() == d.Owner.Name
 			})
 			if i < 0 {
-				return nil, false, fmt.Errorf("HTTPRoute %s vanished during the render", d.Owner.NamespacedName)
+				return nil, false, fmt.Errorf("%s %s vanished during the render", d.Owner.Kind, d.Owner.NamespacedName)
 			}
-			ref = metav1.OwnerReference{APIVersion: gwv1.GroupVersion.String(), Kind: "HTTPRoute", Name: routes[i].Name, UID: routes[i].UID, Controller: ptr(true), BlockOwnerDeletion: ptr(true)}
+			ref = metav1.OwnerReference{APIVersion: gwv1.GroupVersion.String(), Kind: d.Owner.Kind, Name: routes[i].GetName(), UID: routes[i].GetUID(), Controller: ptr(true), BlockOwnerDeletion: ptr(true)}
 		}
 		u.SetOwnerReferences([]metav1.OwnerReference{ref})
 		out = append(out, u)
@@ -151,7 +151,7 @@ func units(objs []*unstructured.Unstructured, owners []desired.Owner) []applyUni
 // apply writes, unit by unit, the objects that differ from their live state, and only those.
 // A failure of the Gateway's own unit is returned and stops the rest; a route's failure goes
 // into routeErrs and the other units go on.
-func (r *GatewayReconciler) apply(ctx context.Context, gw *gwv1.Gateway, objs []*unstructured.Unstructured, owners []desired.Owner, owned []*unstructured.Unstructured) (applied []objectKey, routeErrs map[types.NamespacedName]error, err error) {
+func (r *GatewayReconciler) apply(ctx context.Context, gw *gwv1.Gateway, objs []*unstructured.Unstructured, owners []desired.Owner, owned []*unstructured.Unstructured) (applied []objectKey, routeErrs map[desired.RouteKey]error, err error) {
 	live := make(map[objectKey]*unstructured.Unstructured, len(owned))
 	for _, o := range owned {
 		live[keyOf(o)] = o
@@ -166,9 +166,9 @@ func (r *GatewayReconciler) apply(ctx context.Context, gw *gwv1.Gateway, objs []
 			return applied, routeErrs, err
 		}
 		if routeErrs == nil {
-			routeErrs = map[types.NamespacedName]error{}
+			routeErrs = map[desired.RouteKey]error{}
 		}
-		routeErrs[u.owner.NamespacedName] = err
+		routeErrs[desired.RouteKey{Kind: u.owner.Kind, NamespacedName: u.owner.NamespacedName}] = err
 	}
 	return applied, routeErrs, nil
 }
@@ -338,19 +338,19 @@ func toPrune(objs, owned []*unstructured.Unstructured, keep map[string]bool) []*
 	return out
 }
 
-// pendingKey identifies a template of a Gateway (route "") or of one of its routes, as the
+// pendingKey identifies a template of a Gateway (no route) or of one of its routes, as the
 // labels on a rendered object name it.
 func pendingKey(o *unstructured.Unstructured) string {
-	route := o.GetLabels()[v1alpha1.LabelHTTPRoute]
-	if route == "" {
-		return templateOf("", "", o.GetLabels()[v1alpha1.LabelTemplate])
+	kind, route, ok := v1alpha1.RouteOfLabels(o.GetLabels())
+	if !ok {
+		return templateOf("", "", "", o.GetLabels()[v1alpha1.LabelTemplate])
 	}
-	return templateOf(o.GetNamespace(), route, o.GetLabels()[v1alpha1.LabelTemplate])
+	return templateOf(kind, o.GetNamespace(), route, o.GetLabels()[v1alpha1.LabelTemplate])
 }
 
-// templateOf is pendingKey from a route's namespace and label value and a template label.
-func templateOf(routeNS, routeLabel, templateLabel string) string {
-	return routeNS + "/" + routeLabel + "/" + templateLabel
+// templateOf is pendingKey from a route's kind, namespace and label value and a template label.
+func templateOf(routeKind, routeNS, routeLabel, templateLabel string) string {
+	return routeKind + "/" + routeNS + "/" + routeLabel + "/" + templateLabel
 }
 
 // contains reports whether every field of want has the same value in have: the live object

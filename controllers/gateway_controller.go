@@ -227,13 +227,13 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 	var (
 		objs      []*unstructured.Unstructured
 		applied   []objectKey
-		routeErrs map[types.NamespacedName]error
+		routeErrs map[desired.RouteKey]error
 	)
 	first, firstIn := res, g.in
 	var firstErr error
 	for round := 0; round < 2; round++ {
 		var clusterScoped bool
-		if objs, clusterScoped, err = r.toApply(gw, g.in.Routes, res.Objects); err != nil {
+		if objs, clusterScoped, err = r.toApply(gw, desired.AllRoutes(g.in.Routes, g.in.OtherRoutes), res.Objects); err != nil {
 			return ctrl.Result{}, err
 		}
 		if err := r.recordKinds(ctx, g.in.Blueprint, objs); err != nil {
@@ -311,24 +311,24 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 // keepTemplates names the templates whose earlier objects stay although this render did not apply
 // them: pending templates, and every template of a route that failed to render or to apply
 // (that failure is the route's alone; its status and a Warning Event say why).
-func keepTemplates(in *desired.Input, res *desired.Result, routeErrs map[types.NamespacedName]error) map[string]bool {
+func keepTemplates(in *desired.Input, res *desired.Result, routeErrs map[desired.RouteKey]error) map[string]bool {
 	keep := map[string]bool{}
 	for _, p := range res.Pending {
-		keep[templateOf("", "", desired.LabelValue(templateKey(p.Template)))] = true
+		keep[templateOf("", "", "", desired.LabelValue(templateKey(p.Template)))] = true
 	}
 	for _, rt := range res.Routes {
 		route := desired.LabelValue(rt.Name)
-		failed := rt.Err != nil || routeErrs[rt.NamespacedName] != nil
+		failed := rt.Err != nil || routeErrs[desired.RouteKey{Kind: rt.Kind, NamespacedName: rt.NamespacedName}] != nil
 		// A route template's cluster-scoped objects have no namespace to name the route's by.
 		for _, ns := range []string{rt.Namespace, ""} {
 			for _, p := range rt.Pending {
-				keep[templateOf(ns, route, desired.LabelValue(templateKey(p.Template)))] = true
+				keep[templateOf(rt.Kind, ns, route, desired.LabelValue(templateKey(p.Template)))] = true
 			}
 			if !failed {
 				continue
 			}
-			for _, key := range routeTemplateKeys(in.Blueprint) {
-				keep[templateOf(ns, route, desired.LabelValue(key))] = true
+			for _, key := range routeTemplateKeys(in.Blueprint, rt.Kind) {
+				keep[templateOf(rt.Kind, ns, route, desired.LabelValue(key))] = true
 			}
 		}
 	}
@@ -347,35 +347,39 @@ func (r *GatewayReconciler) gatewayFailedRoutes(ctx context.Context, gw *gwv1.Ga
 		return
 	}
 	key := types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}
-	for _, route := range in.Routes {
-		if _, ok := r.routes.get(types.NamespacedName{Namespace: route.Namespace, Name: route.Name}, key); !ok {
+	for _, route := range desired.AllRoutes(in.Routes, in.OtherRoutes) {
+		rk := desired.RouteKey{Kind: desired.RouteKindOf(route), NamespacedName: client.ObjectKeyFromObject(route)}
+		if _, ok := r.routes.get(rk, key); !ok {
 			continue
 		}
-		o := routeOutcome{status: metav1.ConditionFalse, reason: ReasonGatewayNotRendered, generation: route.Generation,
+		o := routeOutcome{status: metav1.ConditionFalse, reason: ReasonGatewayNotRendered, generation: route.GetGeneration(),
 			message: fmt.Sprintf("Gateway %s is not rendered (%s); the route's earlier objects are kept; the Gateway's owner reads why in its status", key, reason)}
 		r.routes.set(ctx, route, key, o)
 	}
 }
 
 // routeOutcomes decides each rendered route's Rendered condition for this Gateway, for the
-// HTTPRoute reconciler to write, and says a new failure in a Warning Event on the route.
-func (r *GatewayReconciler) routeOutcomes(ctx context.Context, gw *gwv1.Gateway, in *desired.Input, res *desired.Result, routeErrs map[types.NamespacedName]error) {
-	if r.routes == nil || !hasRouteTemplates(in.Blueprint) {
+// route reconcilers to write, and says a new failure in a Warning Event on the route.
+func (r *GatewayReconciler) routeOutcomes(ctx context.Context, gw *gwv1.Gateway, in *desired.Input, res *desired.Result, routeErrs map[desired.RouteKey]error) {
+	if r.routes == nil || in.Blueprint == nil {
 		return
 	}
 	key := types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}
+	routes := desired.AllRoutes(in.Routes, in.OtherRoutes)
 	for _, rt := range res.Routes {
-		if !rt.Accepted {
+		if !rt.Accepted || len(routeTemplateKeys(in.Blueprint, rt.Kind)) == 0 {
 			continue
 		}
-		i := slices.IndexFunc(in.Routes, func(x *gwv1.HTTPRoute) bool { return x.Namespace == rt.Namespace && x.Name == rt.Name })
+		i := slices.IndexFunc(routes, func(x client.Object) bool {
+			return desired.RouteKindOf(x) == rt.Kind && x.GetNamespace() == rt.Namespace && x.GetName() == rt.Name
+		})
 		if i < 0 {
 			continue
 		}
-		route := in.Routes[i]
-		o := routeOutcome{status: metav1.ConditionTrue, reason: ReasonRendered, generation: route.Generation,
+		route := routes[i]
+		o := routeOutcome{status: metav1.ConditionTrue, reason: ReasonRendered, generation: route.GetGeneration(),
 			message: fmt.Sprintf("the route's objects for Gateway %s are applied", key)}
-		err, applyErr := rt.Err, routeErrs[rt.NamespacedName]
+		err, applyErr := rt.Err, routeErrs[desired.RouteKey{Kind: rt.Kind, NamespacedName: rt.NamespacedName}]
 		var c conflicts
 		switch {
 		case err != nil:
@@ -396,15 +400,12 @@ func (r *GatewayReconciler) routeOutcomes(ctx context.Context, gw *gwv1.Gateway,
 	}
 }
 
-func hasRouteTemplates(bp *v1alpha1.GatewayClassBlueprint) bool {
-	return bp != nil && bp.Spec.HTTPRouteTemplate != nil && len(bp.Spec.HTTPRouteTemplate.ResourceTemplates) > 0
-}
-
-func routeTemplateKeys(bp *v1alpha1.GatewayClassBlueprint) []string {
-	if bp == nil || bp.Spec.HTTPRouteTemplate == nil {
+// routeTemplateKeys are the keys of the templates bp renders per route of kind, sorted.
+func routeTemplateKeys(bp *v1alpha1.GatewayClassBlueprint, kind string) []string {
+	if bp == nil || bp.Spec.RouteTemplateFor(kind) == nil {
 		return nil
 	}
-	return slices.Sorted(maps.Keys(bp.Spec.HTTPRouteTemplate.ResourceTemplates))
+	return slices.Sorted(maps.Keys(bp.Spec.RouteTemplateFor(kind).ResourceTemplates))
 }
 
 // templateKey turns a template field path back into its resourceTemplates key.
@@ -693,7 +694,7 @@ func (r *GatewayReconciler) isolateRefusal(ctx context.Context, gw *gwv1.Gateway
 // dryRunGateway dry-runs the Gateway's own objects of res (its unit, as apply writes it):
 // nil when the API server accepts every one.
 func (r *GatewayReconciler) dryRunGateway(ctx context.Context, gw *gwv1.Gateway, in *desired.Input, res *desired.Result) error {
-	objs, _, err := r.toApply(gw, in.Routes, res.Objects)
+	objs, _, err := r.toApply(gw, desired.AllRoutes(in.Routes, in.OtherRoutes), res.Objects)
 	if err != nil {
 		return err
 	}

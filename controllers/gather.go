@@ -91,19 +91,22 @@ func (r *GatewayReconciler) gather(ctx context.Context, gw *gwv1.Gateway) (*gath
 	if err != nil {
 		return nil, err
 	}
-	for _, route := range routes {
-		g.in.Routes = append(g.in.Routes, route)
-		if g.in.Blueprint != nil && g.in.Blueprint.Spec.HTTPRouteTemplate != nil {
-			// The route chain: GatewayConfigs for the route's namespace and for the route.
-			more, err := r.policiesFor(ctx, gw, route)
-			if err != nil {
-				return nil, err
-			}
-			g.in.GatewayConfigs = appendNew(g.in.GatewayConfigs, more.gcs)
-		}
-	}
+	g.in.Routes = append(g.in.Routes, routes...)
 	if g.in.OtherRoutes, err = gatewayOtherRoutes(ctx, r.Client, r.routeKinds, key, g.in.ListenerSets); err != nil {
 		return nil, err
+	}
+	bp := g.in.Compiled
+	for _, route := range desired.AllRoutes(routes, g.in.OtherRoutes) {
+		kind := desired.RouteKindOf(route)
+		if bp == nil || !bp.HasRouteTemplatesFor(kind) {
+			continue
+		}
+		// The route chain: GatewayConfigs for the route's namespace and for the route.
+		more, err := r.policiesFor(ctx, gw, &desired.RouteKey{Kind: kind, NamespacedName: client.ObjectKeyFromObject(route)})
+		if err != nil {
+			return nil, err
+		}
+		g.in.GatewayConfigs = appendNew(g.in.GatewayConfigs, more.gcs)
 	}
 	if ref := desired.ParametersRef(gw); ref != nil && string(ref.Group) == v1alpha1.GroupName && ref.Kind == "GatewayConfig" {
 		p := &v1alpha1.GatewayConfig{}
@@ -117,7 +120,8 @@ func (r *GatewayReconciler) gather(ctx context.Context, gw *gwv1.Gateway) (*gath
 	if err := gatherRefs(ctx, r.Client, gw, g.in); err != nil {
 		return nil, err
 	}
-	if g.in.Blueprint != nil && g.in.Blueprint.Spec.HTTPRouteTemplate != nil {
+	// Route templates see .Backends, and .Routes has each backendRef's verdict.
+	if bp != nil && (bp.HasRouteTemplates() || bp.ReadsRoutes()) {
 		if err := r.gatherBackends(ctx, g.in); err != nil {
 			return nil, err
 		}
@@ -128,19 +132,7 @@ func (r *GatewayReconciler) gather(ctx context.Context, gw *gwv1.Gateway) (*gath
 
 	g.in.Live = map[string][]map[string]any{}
 	for _, o := range owned {
-		tmpl := o.GetLabels()[v1alpha1.LabelTemplate]
-		if route := o.GetLabels()[v1alpha1.LabelHTTPRoute]; route != "" {
-			rk := types.NamespacedName{Namespace: o.GetNamespace(), Name: route}
-			if g.in.LiveRoutes == nil {
-				g.in.LiveRoutes = map[types.NamespacedName]map[string][]map[string]any{}
-			}
-			if g.in.LiveRoutes[rk] == nil {
-				g.in.LiveRoutes[rk] = map[string][]map[string]any{}
-			}
-			g.in.LiveRoutes[rk][tmpl] = append(g.in.LiveRoutes[rk][tmpl], o.Object)
-			continue
-		}
-		g.in.Live[tmpl] = append(g.in.Live[tmpl], o.Object)
+		g.in.AddLive(o.GetLabels(), o.GetNamespace(), o.Object)
 	}
 	return g, nil
 }
@@ -152,7 +144,7 @@ type policySet struct {
 
 // policiesFor lists, through the targetRef index, the policies that can apply to a Gateway
 // (route nil) or to a route's templates: precedence.Applies decides, this only narrows.
-func (r *GatewayReconciler) policiesFor(ctx context.Context, gw *gwv1.Gateway, route *gwv1.HTTPRoute) (policySet, error) {
+func (r *GatewayReconciler) policiesFor(ctx context.Context, gw *gwv1.Gateway, route *desired.RouteKey) (policySet, error) {
 	var s policySet
 	listGCC := func(ns, target string) error {
 		l := &v1alpha1.GatewayClassConfigList{}
@@ -180,7 +172,7 @@ func (r *GatewayReconciler) policiesFor(ctx context.Context, gw *gwv1.Gateway, r
 				return s, err
 			}
 		}
-		return s, listGC(route.Namespace, targetKey("HTTPRoute", route.Name))
+		return s, listGC(route.Namespace, targetKey(route.Kind, route.Name))
 	}
 	class := targetKey("GatewayClass", string(gw.Spec.GatewayClassName))
 	for _, q := range []struct {
@@ -330,8 +322,8 @@ func gatherRefs(ctx context.Context, c client.Reader, gw *gwv1.Gateway, in *desi
 // from) and the ReferenceGrants of the namespaces they refer into.
 func (r *GatewayReconciler) gatherBackends(ctx context.Context, in *desired.Input) error {
 	grantNS := map[string]bool{}
-	for _, route := range in.Routes {
-		for _, key := range desired.BackendServiceKeys(route) {
+	for _, route := range desired.AllRoutes(in.Routes, in.OtherRoutes) {
+		for _, key := range desired.RouteBackendServiceKeys(route) {
 			if _, seen := in.BackendServices[key]; seen {
 				continue
 			}
@@ -346,7 +338,7 @@ func (r *GatewayReconciler) gatherBackends(ctx context.Context, in *desired.Inpu
 			}
 			in.BackendServices[key] = err == nil
 		}
-		maps.Copy(grantNS, desired.BackendNamespaces(route))
+		maps.Copy(grantNS, desired.RouteBackendNamespaces(route))
 	}
 	for _, g := range in.ReferenceGrants {
 		delete(grantNS, g.Namespace) // listed already, for the listeners

@@ -125,5 +125,7 @@ func setupIndexes(ctx context.Context, idx client.FieldIndexer, listenerSets boo
 	})
 }
 
-// parentKeys are the "<namespace>/<name>" of the Gateways a route names as parents.
-func parentKeys(r *gwv1.HTTPRoute) []string { return parentRefKeys(r.Namespace, r.Spec.ParentRefs) }
+// parentKeys are the "<namespace>/<name>" of the Gateways a route of any kind names as parents.
+func parentKeys(r client.Object) []string {
+	return parentRefKeys(r.GetNamespace(), desired.ParentRefs(r))
+}

@@ -10,6 +10,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/desired"
 )
 
 // Which objects are a Gateway's is proven, not claimed. Labels and the owner annotation find
@@ -19,8 +20,8 @@ import (
 //
 //   - A namespaced object of the Gateway's own templates: a controller owner reference to the
 //     Gateway (its UID, when the Gateway still exists) in the Gateway's namespace.
-//   - A namespaced object of a route template: a controller owner reference to an HTTPRoute
-//     in the object's namespace (with the route's UID while the route exists), and the owner
+//   - A namespaced object of a route template: a controller owner reference to a route (of
+//     any of Gateway API's route kinds) in the object's namespace (with the route's UID while the route exists), and the owner
 //     annotation naming the Gateway, since a route attached to two Gateways has objects from
 //     both. The route is the tenant's own: what they can forge there harms only their route.
 //   - A cluster-scoped object: AnnotationOwnerUID equal to the Gateway's UID. Tenants cannot
@@ -34,8 +35,8 @@ import (
 type ownerProof struct {
 	gw  types.NamespacedName
 	uid types.UID
-	// route returns the UID of a live HTTPRoute, or false when there is none.
-	route func(ns, name string) (types.UID, bool)
+	// route returns the UID of a live route of kind, or false when there is none.
+	route func(kind, ns, name string) (types.UID, bool)
 }
 
 var gatewayGroup = schema.GroupVersion{Group: gwv1.GroupName}.Group
@@ -61,8 +62,8 @@ func (p ownerProof) proves(o client.Object) bool {
 	switch ref.Kind {
 	case "Gateway":
 		return o.GetNamespace() == p.gw.Namespace && ref.Name == p.gw.Name && (p.uid == "" || ref.UID == p.uid)
-	case "HTTPRoute":
-		uid, ok := p.route(o.GetNamespace(), ref.Name)
+	case desired.KindHTTPRoute, desired.KindGRPCRoute, desired.KindTLSRoute, desired.KindTCPRoute, desired.KindUDPRoute:
+		uid, ok := p.route(ref.Kind, o.GetNamespace(), ref.Name)
 		return !ok || uid == ref.UID
 	}
 	return false
@@ -70,14 +71,17 @@ func (p ownerProof) proves(o client.Object) bool {
 
 // proof is the ownerProof of a Gateway (uid "" when it is gone).
 func (r *GatewayReconciler) proof(ctx context.Context, gw types.NamespacedName, uid types.UID) ownerProof {
-	return ownerProof{gw: gw, uid: uid, route: func(ns, name string) (types.UID, bool) {
-		route := &gwv1.HTTPRoute{}
+	return ownerProof{gw: gw, uid: uid, route: func(kind, ns, name string) (types.UID, bool) {
+		route := servedRoute(r.routeKinds, kind)
+		if route == nil {
+			return "", false // a kind the API server does not serve has no route to compare with
+		}
 		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, route); err != nil {
 			// Not found, or not readable: no route to compare with. A read error other than
 			// not-found is the cache's, and rare; the object then counts as an orphan's.
 			return "", false
 		}
-		return route.UID, true
+		return route.GetUID(), true
 	}}
 }
 

@@ -16,7 +16,8 @@ import (
 
 // ToApply returns the objects a reconcile applies for a desired result: the rendered objects
 // with the owner annotation, owner references and render hash the controller adds.
-func ToApply(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, objs []desired.Object) ([]*unstructured.Unstructured, error) {
+// routes are every route of the Gateway, of any kind (desired.AllRoutes).
+func ToApply(gw *gwv1.Gateway, routes []client.Object, objs []desired.Object) ([]*unstructured.Unstructured, error) {
 	out, _, err := (&GatewayReconciler{}).toApply(gw, routes, objs)
 	return out, err
 }
@@ -55,12 +56,12 @@ func GatewayStatus(gw *gwv1.Gateway, res *desired.Result, err error) gwv1.Gatewa
 
 // Proves reports whether o is proven to be gw's, as the controller decides before feeding an
 // object to .Resources or pruning it (see ownerProof): labels and the owner annotation are only
-// a claim. routes are the live HTTPRoutes, whose UIDs prove a route template's objects.
-func Proves(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute, o client.Object) bool {
-	p := ownerProof{gw: types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}, uid: gw.UID, route: func(ns, name string) (types.UID, bool) {
+// a claim. routes are the live routes of every kind, whose UIDs prove a route template's objects.
+func Proves(gw *gwv1.Gateway, routes []client.Object, o client.Object) bool {
+	p := ownerProof{gw: types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}, uid: gw.UID, route: func(kind, ns, name string) (types.UID, bool) {
 		for _, r := range routes {
-			if r.Namespace == ns && r.Name == name {
-				return r.UID, true
+			if desired.RouteKindOf(r) == kind && r.GetNamespace() == ns && r.GetName() == name {
+				return r.GetUID(), true
 			}
 		}
 		return "", false

@@ -55,7 +55,9 @@ type PolicyReconciler struct {
 	// reaches lists the Gateways the policy may apply to (the same mapping that sends its
 	// changes to the Gateway reconciler).
 	reaches func(context.Context, client.Object) []reconcile.Request
-	mu      sync.Mutex
+	// routeKinds are the route kinds beside HTTPRoute the API server serves.
+	routeKinds []routeKind
+	mu         sync.Mutex
 	// lastLook is when a policy was last looked at (its status computed, and written if it
 	// changed, or found not ready to be).
 	lastLook     map[types.NamespacedName]time.Time
@@ -348,10 +350,10 @@ func (r *PolicyReconciler) targetExists(ctx context.Context, ns string, ref v1al
 		obj, key.Namespace = &corev1.Namespace{}, ""
 	case "Gateway":
 		obj = &gwv1.Gateway{}
-	case "HTTPRoute":
-		obj = &gwv1.HTTPRoute{}
 	default:
-		return false, nil
+		if obj = servedRoute(r.routeKinds, string(ref.Kind)); obj == nil {
+			return false, nil
+		}
 	}
 	err := r.Client.Get(ctx, key, obj)
 	if apierrors.IsNotFound(err) {
@@ -361,7 +363,7 @@ func (r *PolicyReconciler) targetExists(ctx context.Context, ns string, ref v1al
 }
 
 // servesTarget reports whether a policy's (existing) target is Gantry's: a GatewayClass naming
-// Gantry's controller, a Gateway of such a class, an HTTPRoute with such a Gateway among its
+// Gantry's controller, a Gateway of such a class, a route with such a Gateway among its
 // parents, or a Namespace (which any controller's policies may target). A Gateway whose class
 // is missing is not known to be Gantry's.
 func (r *PolicyReconciler) servesTarget(ctx context.Context, ns string, ref v1alpha1.PolicyTargetReference) (bool, error) {
@@ -384,8 +386,11 @@ func (r *PolicyReconciler) servesTarget(ctx context.Context, ns string, ref v1al
 		return ours(string(ref.Name))
 	case "Gateway":
 		return gateway(client.ObjectKey{Namespace: ns, Name: string(ref.Name)})
-	case "HTTPRoute":
-		route := &gwv1.HTTPRoute{}
+	case "HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute", "UDPRoute":
+		route := servedRoute(r.routeKinds, string(ref.Kind))
+		if route == nil {
+			return false, nil
+		}
 		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: string(ref.Name)}, route); err != nil {
 			return false, client.IgnoreNotFound(err)
 		}

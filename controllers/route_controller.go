@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -20,59 +21,59 @@ import (
 	"gantry.dev/gantry/desired"
 )
 
-// HTTPRouteReconciler writes an HTTPRoute's parent status for its Gantry Gateways. The objects
-// route templates render belong to the Gateway reconciler, which renders them with the Gateway.
-type HTTPRouteReconciler struct {
+// RouteReconciler writes the parent status of the routes of one kind (HTTPRoute, GRPCRoute,
+// TLSRoute, TCPRoute, UDPRoute) for their Gantry Gateways: Accepted, ResolvedRefs, and the
+// Rendered condition the Gateway reconciler decided for the objects the route's templates
+// render. Those objects belong to the Gateway reconciler, which renders them with the Gateway.
+type RouteReconciler struct {
 	Client       client.Client
+	kind         routeKind
 	statusWrites statusWrites
+	parents      *routeParents
 	// board holds what the Gateway reconciler decided about each route's objects.
 	board *routeBoard
-	// listenerSets: the API server serves ListenerSets.
-	listenerSets bool
 }
 
 // Reconcile sets one status.parents entry per parentRef to a Gateway of a Gantry class, and
 // leaves other controllers' entries alone.
-func (r *HTTPRouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	defer observe("httproute", time.Now())
-	route := &gwv1.HTTPRoute{}
+func (r *RouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	defer observe(strings.ToLower(r.kind.kind), time.Now())
+	route := r.kind.object()
 	if err := r.Client.Get(ctx, req.NamespacedName, route); err != nil {
 		if apierrors.IsNotFound(err) && r.board != nil {
-			r.board.forget(req.NamespacedName)
+			r.board.forget(desired.RouteKey{Kind: r.kind.kind, NamespacedName: req.NamespacedName})
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	next := route.DeepCopy()
+	next := route.DeepCopyObject().(client.Object)
+	live, st := desired.RouteStatus(route), desired.RouteStatus(next)
 	// Never nil: status.parents is required, and a nil list would patch it away.
 	parents := []gwv1.RouteParentStatus{}
-	for _, p := range route.Status.Parents {
+	for _, p := range live.Parents {
 		if p.ControllerName != v1alpha1.ControllerName {
 			parents = append(parents, p)
 		}
 	}
-	resolved, err := r.backendsResolved(ctx, route)
+	resolved, err := backendsResolved(ctx, r.Client, route)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	for _, pr := range route.Spec.ParentRefs {
-		in, err := r.parentInput(ctx, route.Namespace, pr)
+	for _, pr := range desired.ParentRefs(route) {
+		in, err := r.parents.parentInput(ctx, route.GetNamespace(), pr)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
 		if in == nil {
 			continue
 		}
-		gw := in.Gateway
-		single := route.DeepCopy()
-		single.Spec.ParentRefs = []gwv1.ParentReference{pr}
-		_, results, _ := desired.Attach(in, []*gwv1.HTTPRoute{single})
+		_, results, _ := desired.AttachRoutes(in, []client.Object{desired.WithParentRef(route, pr)})
 		ps := gwv1.RouteParentStatus{ParentRef: pr, ControllerName: v1alpha1.ControllerName}
-		if prev := findParent(route.Status.Parents, pr); prev != nil {
-			// A copy: SetStatusCondition changes conditions in place, and route.Status must stay
-			// what is live to tell whether anything changed.
+		if prev := findParent(live.Parents, pr); prev != nil {
+			// A copy: SetStatusCondition changes conditions in place, and the live status must
+			// stay what it is to tell whether anything changed.
 			ps.Conditions = slices.Clone(prev.Conditions)
 		}
-		accepted := metav1.Condition{Type: string(gwv1.RouteConditionAccepted), Status: metav1.ConditionTrue, ObservedGeneration: route.Generation}
+		accepted := metav1.Condition{Type: string(gwv1.RouteConditionAccepted), Status: metav1.ConditionTrue, ObservedGeneration: route.GetGeneration()}
 		if len(results) == 1 {
 			accepted.Reason, accepted.Message = string(results[0].Reason), results[0].Message
 			if !results[0].Accepted {
@@ -82,7 +83,8 @@ func (r *HTTPRouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		meta.SetStatusCondition(&ps.Conditions, accepted)
 		meta.SetStatusCondition(&ps.Conditions, resolved)
 		if r.board != nil {
-			if o, ok := r.board.get(req.NamespacedName, client.ObjectKeyFromObject(gw)); ok && accepted.Status == metav1.ConditionTrue {
+			key := desired.RouteKey{Kind: r.kind.kind, NamespacedName: req.NamespacedName}
+			if o, ok := r.board.get(key, client.ObjectKeyFromObject(in.Gateway)); ok && accepted.Status == metav1.ConditionTrue {
 				meta.SetStatusCondition(&ps.Conditions, o.condition())
 			} else if accepted.Status != metav1.ConditionTrue {
 				meta.RemoveStatusCondition(&ps.Conditions, ConditionRouteRendered) // nothing is rendered for a route not accepted
@@ -90,22 +92,23 @@ func (r *HTTPRouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		}
 		parents = append(parents, ps)
 	}
-	next.Status.Parents = parents
-	if equality.Semantic.DeepEqual(route.Status, next.Status) || len(route.Status.Parents) == 0 && len(parents) == 0 {
+	st.Parents = parents
+	if equality.Semantic.DeepEqual(live, st) || len(live.Parents) == 0 && len(parents) == 0 {
 		return ctrl.Result{}, nil
 	}
 	return requeueIfBehind(ctrl.Result{}, r.statusWrites.patch(ctx, r.Client, route, next))
 }
 
-// backendsResolved is the route's ResolvedRefs condition, the same for every parent: whether
-// each backendRef is a Service that exists and that the route may refer to. Services are read
-// from a metadata-only cache: existence is all that is asked.
-func (r *HTTPRouteReconciler) backendsResolved(ctx context.Context, route *gwv1.HTTPRoute) (metav1.Condition, error) {
-	return backendsResolved(ctx, r.Client, route)
+// routeParents reads what deciding a route's attachment to its parents needs.
+type routeParents struct {
+	Client client.Client
+	// listenerSets: the API server serves ListenerSets.
+	listenerSets bool
 }
 
-// backendsResolved is the ResolvedRefs condition of a route of any kind (see
-// HTTPRouteReconciler.backendsResolved).
+// backendsResolved is a route's ResolvedRefs condition, the same for every parent: whether
+// each backendRef is a Service that exists and that the route may refer to. Services are read
+// from a metadata-only cache: existence is all that is asked.
 func backendsResolved(ctx context.Context, c client.Client, route client.Object) (metav1.Condition, error) {
 	cond := metav1.Condition{Type: string(gwv1.RouteConditionResolvedRefs), Status: metav1.ConditionTrue, Reason: string(gwv1.RouteReasonResolvedRefs),
 		Message: "every backendRef resolves", ObservedGeneration: route.GetGeneration()}
@@ -137,7 +140,7 @@ func backendsResolved(ctx context.Context, c client.Client, route client.Object)
 // Gateway it names, or for a ListenerSet the ListenerSet's parent Gateway with its
 // ListenerSets and what they read. It is nil when the parent does not exist or is not of a
 // Gantry class.
-func (r *HTTPRouteReconciler) parentInput(ctx context.Context, routeNamespace string, pr gwv1.ParentReference) (*desired.Input, error) {
+func (r *routeParents) parentInput(ctx context.Context, routeNamespace string, pr gwv1.ParentReference) (*desired.Input, error) {
 	key, isSet := desired.ListenerSetRef(pr, routeNamespace)
 	if !isSet {
 		if pr.Group != nil && *pr.Group != gwv1.GroupName || pr.Kind != nil && *pr.Kind != "Gateway" {
@@ -193,7 +196,7 @@ func (r *HTTPRouteReconciler) parentInput(ctx context.Context, routeNamespace st
 
 // blueprintOf is the blueprint a Gantry class names, nil when it names none or it does not
 // exist.
-func (r *HTTPRouteReconciler) blueprintOf(ctx context.Context, class *gwv1.GatewayClass) (*v1alpha1.GatewayClassBlueprint, error) {
+func (r *routeParents) blueprintOf(ctx context.Context, class *gwv1.GatewayClass) (*v1alpha1.GatewayClassBlueprint, error) {
 	name, err := desired.BlueprintName(class)
 	if err != nil {
 		return nil, nil
@@ -209,7 +212,7 @@ func (r *HTTPRouteReconciler) blueprintOf(ctx context.Context, class *gwv1.Gatew
 }
 
 // gantryGateway returns a Gateway and its class when the class is Gantry's.
-func (r *HTTPRouteReconciler) gantryGateway(ctx context.Context, key types.NamespacedName) (*gwv1.Gateway, *gwv1.GatewayClass, error) {
+func (r *routeParents) gantryGateway(ctx context.Context, key types.NamespacedName) (*gwv1.Gateway, *gwv1.GatewayClass, error) {
 	gw := &gwv1.Gateway{}
 	if err := r.Client.Get(ctx, key, gw); err != nil {
 		return nil, nil, client.IgnoreNotFound(err)

@@ -11,6 +11,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/controllers"
 	"gantry.dev/gantry/desired"
 )
 
@@ -128,4 +130,91 @@ func TestOtherKindFollowsItsBackend(t *testing.T) {
 	resolved(metav1.ConditionFalse, "BackendNotFound")
 	create(t, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pg"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 5432}}}})
 	resolved(metav1.ConditionTrue, "ResolvedRefs")
+}
+
+// kindValuesTemplate renders, per route of any kind, a ConfigMap with the route's effective
+// values, named after the route's kind (read both as .Route and, in name, as the kind's own key).
+const kindValuesTemplate = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ lower .Route.kind }}-{{ .Route.metadata.name }}-values
+data:
+  values: {{ toJson .Values | quote }}
+  backends: {{ len .Backends | quote }}
+`
+
+// TestRouteTemplatesOfEveryKind: issue 20, item 2, on a real API server. A TCPRoute and a
+// TLSRoute of one name render their own kinds' templates: each object is owned by its route
+// (kind and UID) and labelled with its kind, the route's parent status says Rendered, a
+// GatewayConfig targeting the TCPRoute reaches the TCPRoute's object only, and deleting the
+// TCPRoute prunes its object alone.
+func TestRouteTemplatesOfEveryKind(t *testing.T) {
+	ctx := t.Context()
+	ns := namespace(t, nil)
+	bp := blueprint("kind-templates", `{"x": "blueprint"}`, map[string]string{"values": valuesTemplate})
+	bp.Spec.ListenerProtocols = []gwv1.ProtocolType{gwv1.TLSProtocolType, gwv1.TCPProtocolType}
+	bp.Spec.TCPRouteTemplate = &v1alpha1.RouteTemplate{ResourceTemplates: map[string]string{"route": kindValuesTemplate}}
+	bp.Spec.TLSRouteTemplate = &v1alpha1.RouteTemplate{ResourceTemplates: map[string]string{"route": kindValuesTemplate}}
+	class := setup(t, ns, bp)
+	passthrough := gwv1.TLSModePassthrough
+	create(t, gateway(ns, "web", class,
+		gwv1.Listener{Name: "tls", Port: 443, Protocol: gwv1.TLSProtocolType, Hostname: ptr(gwv1.Hostname("*.example.com")), TLS: &gwv1.ListenerTLSConfig{Mode: &passthrough}},
+		gwv1.Listener{Name: "tcp", Port: 5432, Protocol: gwv1.TCPProtocolType}))
+	parent := func(section string) []gwv1.ParentReference {
+		return []gwv1.ParentReference{{Name: "web", SectionName: ptr(gwv1.SectionName(section))}}
+	}
+	db := []gwv1.BackendRef{{BackendObjectReference: gwv1.BackendObjectReference{Name: "db", Port: ptr(gwv1.PortNumber(5432))}}}
+	tcp := &gwv1.TCPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}, Spec: gwv1.TCPRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: parent("tcp")},
+		Rules: []gwv1.TCPRouteRule{{BackendRefs: db}}}}
+	tls := &gwv1.TLSRoute{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}, Spec: gwv1.TLSRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: parent("tls")},
+		Hostnames: []gwv1.Hostname{"db.example.com"}, Rules: []gwv1.TLSRouteRule{{BackendRefs: db}}}}
+	create(t, tcp, tls)
+
+	waitValues(t, ns, "tcproute-db", `{"x": "blueprint"}`)
+	waitValues(t, ns, "tlsroute-db", `{"x": "blueprint"}`)
+	for _, c := range []struct {
+		route client.Object
+		kind  string
+	}{{tcp, "TCPRoute"}, {tls, "TLSRoute"}} {
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(c.route), c.route); err != nil {
+			t.Fatal(err)
+		}
+		cm := &corev1.ConfigMap{}
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: strings.ToLower(c.kind) + "-db-values"}, cm); err != nil {
+			t.Fatal(err)
+		}
+		if refs := cm.OwnerReferences; len(refs) != 1 || refs[0].Kind != c.kind || refs[0].Name != "db" || refs[0].UID != c.route.GetUID() || refs[0].Controller == nil || !*refs[0].Controller {
+			t.Errorf("%s's object: owner references %+v, want its route", c.kind, refs)
+		}
+		if cm.Labels[v1alpha1.RouteLabel(c.kind)] != "db" || cm.Labels[v1alpha1.LabelHTTPRoute] != "" || cm.Data["backends"] != "1" {
+			t.Errorf("%s's object: labels %v, data %v", c.kind, cm.Labels, cm.Data)
+		}
+		eventually(t, c.kind+" db Rendered=True", func() error {
+			if err := k8s.Get(ctx, client.ObjectKeyFromObject(c.route), c.route); err != nil {
+				return err
+			}
+			st := desired.RouteStatus(c.route)
+			if len(st.Parents) != 1 {
+				return fmt.Errorf("parents %+v", st.Parents)
+			}
+			return conditionIs(st.Parents[0].Conditions, controllers.ConditionRouteRendered, metav1.ConditionTrue, controllers.ReasonRendered, c.route.GetGeneration())
+		})
+	}
+
+	// Levels 6–7 per kind: a GatewayConfig for the TCPRoute db reaches the TCPRoute's object,
+	// not the TLSRoute's of the same name, nor the Gateway's.
+	policy := gatewayConfig(ns, "tcp-db", "TCPRoute", "db", `{"x": "tcp"}`, "")
+	create(t, policy)
+	waitValues(t, ns, "tcproute-db", `{"x": "tcp"}`)
+	waitPolicy(t, policy, ns, "web", metav1.ConditionTrue, "Accepted", metav1.ConditionTrue, "Enforced")
+	waitValues(t, ns, "tlsroute-db", `{"x": "blueprint"}`)
+	waitValues(t, ns, "web", `{"x": "blueprint"}`)
+
+	// The TCPRoute goes: its object is pruned (the controller does; envtest runs no garbage
+	// collector), the TLSRoute's stays.
+	if err := k8s.Delete(ctx, tcp); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tcproute-db-values"}})
+	waitValues(t, ns, "tlsroute-db", `{"x": "blueprint"}`)
 }

@@ -2,21 +2,15 @@ package controllers
 
 import (
 	"context"
-	"slices"
 	"strings"
-	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/desired"
 )
 
@@ -152,68 +146,6 @@ func (m *mapper) anyRouteGateways(ctx context.Context, o client.Object) []reconc
 	return out
 }
 
-// RouteReconciler writes the parent status of routes of one kind beside HTTPRoute for their
-// Gantry Gateways: Accepted and ResolvedRefs, decided as for HTTPRoutes. Nothing is rendered
-// per route of these kinds (the Gateway's templates read them in .Routes), so there is no
-// Rendered condition.
-type RouteReconciler struct {
-	Client       client.Client
-	kind         routeKind
-	statusWrites statusWrites
-	parents      *HTTPRouteReconciler // for parentInput, which reads the route's parents alike
-}
-
-// Reconcile sets one status.parents entry per parentRef to a Gateway of a Gantry class, and
-// leaves other controllers' entries alone.
-func (r *RouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	defer observe(r.kind.kind, time.Now())
-	route := r.kind.object()
-	if err := r.Client.Get(ctx, req.NamespacedName, route); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	next := route.DeepCopyObject().(client.Object)
-	live, st := desired.RouteStatus(route), desired.RouteStatus(next)
-	parents := []gwv1.RouteParentStatus{}
-	for _, p := range live.Parents {
-		if p.ControllerName != v1alpha1.ControllerName {
-			parents = append(parents, p)
-		}
-	}
-	resolved, err := backendsResolved(ctx, r.Client, route)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	for _, pr := range desired.ParentRefs(route) {
-		in, err := r.parents.parentInput(ctx, route.GetNamespace(), pr)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		if in == nil {
-			continue
-		}
-		_, results, _ := desired.AttachRoutes(in, []client.Object{desired.WithParentRef(route, pr)})
-		ps := gwv1.RouteParentStatus{ParentRef: pr, ControllerName: v1alpha1.ControllerName}
-		if prev := findParent(live.Parents, pr); prev != nil {
-			ps.Conditions = slices.Clone(prev.Conditions)
-		}
-		accepted := metav1.Condition{Type: string(gwv1.RouteConditionAccepted), Status: metav1.ConditionTrue, ObservedGeneration: route.GetGeneration()}
-		if len(results) == 1 {
-			accepted.Reason, accepted.Message = string(results[0].Reason), results[0].Message
-			if !results[0].Accepted {
-				accepted.Status = metav1.ConditionFalse
-			}
-		}
-		meta.SetStatusCondition(&ps.Conditions, accepted)
-		meta.SetStatusCondition(&ps.Conditions, resolved)
-		parents = append(parents, ps)
-	}
-	st.Parents = parents
-	if equality.Semantic.DeepEqual(live, st) || len(live.Parents) == 0 && len(parents) == 0 {
-		return ctrl.Result{}, nil
-	}
-	return requeueIfBehind(ctrl.Result{}, r.statusWrites.patch(ctx, r.Client, route, next))
-}
-
 // parentRefKeys are the "<namespace>/<name>" of the Gateways parentRefs of a route in namespace
 // ns name.
 func parentRefKeys(ns string, prs []gwv1.ParentReference) []string {
@@ -294,4 +226,19 @@ func (m *mapper) listenerSetRoutesOf(k routeKind) handler.MapFunc {
 	return func(ctx context.Context, o client.Object) []reconcile.Request {
 		return m.routesOf(ctx, k, client.MatchingFields{indexListenerSetParent: client.ObjectKeyFromObject(o).String()})
 	}
+}
+
+// servedRoute is an empty route of kind when the API server serves that kind (HTTPRoute always;
+// the others when in kinds), nil otherwise: a read of a kind not served would wait for a cache
+// that never syncs.
+func servedRoute(kinds []routeKind, kind string) client.Object {
+	if kind == httpRoutes.kind {
+		return httpRoutes.object()
+	}
+	for _, k := range kinds {
+		if k.kind == kind {
+			return k.object()
+		}
+	}
+	return nil
 }

@@ -95,19 +95,23 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 	bps := &blueprintCache{}
 	b := &board{}
 	policyEvents := make(chan event.GenericEvent, 1024)
-	routeEvents := make(chan event.GenericEvent, 1024)
-	routes := &routeBoard{routes: routeEvents}
+	routes := &routeBoard{routes: map[string]chan<- event.GenericEvent{}}
+	routeEvents := map[string]chan event.GenericEvent{}
+	for _, k := range append([]routeKind{httpRoutes}, kinds...) {
+		ch := make(chan event.GenericEvent, 1024)
+		routes.routes[k.kind], routeEvents[k.kind] = ch, ch
+	}
 	gr := &GatewayReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), ControllerNamespace: opts.ControllerNamespace,
 		RenderLimits: opts.RenderLimits, outputs: render.NewOutputMemory(opts.RenderMemory),
 		Recorder: mgr.GetEventRecorder("gantry"), mapper: mgr.GetRESTMapper(),
 		routes:     routes,
-		tracker:    &tracker{cache: rendered, mapper: mgr.GetRESTMapper(), reader: mgr.GetClient(), watched: map[schema.GroupVersionKind]bool{}},
+		tracker:    &tracker{cache: rendered, mapper: mgr.GetRESTMapper(), reader: mgr.GetClient(), routeKinds: kinds, watched: map[schema.GroupVersionKind]bool{}},
 		blueprints: bps, board: b, policies: policyEvents,
 	}
 	gr.listenerSets = listenerSets
 	gr.routeKinds = kinds
-	m := &mapper{c: mgr.GetClient(), controllerNamespace: opts.ControllerNamespace, listenerSets: listenerSets}
+	m := &mapper{c: mgr.GetClient(), controllerNamespace: opts.ControllerNamespace, listenerSets: listenerSets, routeKinds: kinds}
 	gatewayBuilder := ctrl.NewControllerManagedBy(mgr).
 		Named("gateway").
 		For(&gwv1.Gateway{}, builder.WithPredicates(specOrResync)).
@@ -115,7 +119,7 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		Watches(&v1alpha1.GatewayClassBlueprint{}, handler.EnqueueRequestsFromMapFunc(m.blueprintGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&v1alpha1.GatewayClassConfig{}, handler.EnqueueRequestsFromMapFunc(m.policyGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&v1alpha1.GatewayConfig{}, handler.EnqueueRequestsFromMapFunc(m.policyGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Watches(&gwv1.HTTPRoute{}, handler.EnqueueRequestsFromMapFunc(m.routeGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&gwv1.HTTPRoute{}, handler.EnqueueRequestsFromMapFunc(m.anyRouteGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		// A namespace's labels decide whether its routes attach to listeners that select namespaces.
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(m.namespaceGateways), builder.WithPredicates(predicate.LabelChangedPredicate{})).
 		// Listener certificates, and the grants that let a listener use another namespace's.
@@ -164,7 +168,7 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		Watches(&gwv1.Gateway{}, handler.EnqueueRequestsFromMapFunc(m.gatewayRoutes), builder.WithPredicates(specOrResync)).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(m.namespaceRoutes), builder.WithPredicates(predicate.LabelChangedPredicate{})).
 		// What the Gateway reconciler decided about a route's objects.
-		WatchesRawSource(source.Channel(routeEvents, &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(source.Channel(routeEvents[httpRoutes.kind], &handler.EnqueueRequestForObject{})).
 		// Backends: whether a Service exists (its metadata is enough) and may be referred to.
 		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(m.serviceRoutes), builder.OnlyMetadata, builder.WithPredicates(createOrDelete)).
 		Watches(&gwv1beta1.ReferenceGrant{}, handler.EnqueueRequestsFromMapFunc(m.grantRoutes), builder.WithPredicates(predicate.GenerationChangedPredicate{}))
@@ -173,8 +177,8 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		// and each of its listeners is accepted, which a route's parent status through it follows.
 		routeBuilder = routeBuilder.Watches(&gwv1.ListenerSet{}, handler.EnqueueRequestsFromMapFunc(m.listenerSetRoutes))
 	}
-	httpRoutes := &HTTPRouteReconciler{Client: mgr.GetClient(), board: routes, listenerSets: listenerSets}
-	if err := routeBuilder.Complete(httpRoutes); err != nil {
+	parents := &routeParents{Client: mgr.GetClient(), listenerSets: listenerSets}
+	if err := routeBuilder.Complete(&RouteReconciler{Client: mgr.GetClient(), kind: httpRoutes, parents: parents, board: routes}); err != nil {
 		return err
 	}
 	for _, k := range kinds {
@@ -184,11 +188,13 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 			Watches(&gwv1.Gateway{}, handler.EnqueueRequestsFromMapFunc(m.gatewayRoutesOf(k)), builder.WithPredicates(specOrResync)).
 			Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(m.namespaceRoutesOf(k)), builder.WithPredicates(predicate.LabelChangedPredicate{})).
 			Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(m.serviceRoutesOf(k)), builder.OnlyMetadata, builder.WithPredicates(createOrDelete)).
-			Watches(&gwv1beta1.ReferenceGrant{}, handler.EnqueueRequestsFromMapFunc(m.grantRoutesOf(k)), builder.WithPredicates(predicate.GenerationChangedPredicate{}))
+			Watches(&gwv1beta1.ReferenceGrant{}, handler.EnqueueRequestsFromMapFunc(m.grantRoutesOf(k)), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+			// What the Gateway reconciler decided about a route's objects.
+			WatchesRawSource(source.Channel(routeEvents[k.kind], &handler.EnqueueRequestForObject{}))
 		if listenerSets {
 			b = b.Watches(&gwv1.ListenerSet{}, handler.EnqueueRequestsFromMapFunc(m.listenerSetRoutesOf(k)))
 		}
-		if err := b.Complete(&RouteReconciler{Client: mgr.GetClient(), kind: k, parents: httpRoutes}); err != nil {
+		if err := b.Complete(&RouteReconciler{Client: mgr.GetClient(), kind: k, parents: parents, board: routes}); err != nil {
 			return err
 		}
 	}
@@ -225,7 +231,7 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		{precedence.KindGatewayClassConfig, &v1alpha1.GatewayClassConfig{}, gccEvents},
 		{precedence.KindGatewayConfig, &v1alpha1.GatewayConfig{}, gcEvents},
 	} {
-		pr := &PolicyReconciler{Client: mgr.GetClient(), Kind: p.kind, MinInterval: opts.PolicyStatusInterval, board: b, reaches: m.policyGateways}
+		pr := &PolicyReconciler{Client: mgr.GetClient(), Kind: p.kind, MinInterval: opts.PolicyStatusInterval, board: b, reaches: m.policyGateways, routeKinds: kinds}
 		bld := ctrl.NewControllerManagedBy(mgr).
 			Named(p.kind).
 			For(p.obj, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
@@ -234,8 +240,10 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		if p.kind == precedence.KindGatewayClassConfig {
 			bld = bld.Watches(&gwv1.GatewayClass{}, handler.EnqueueRequestsFromMapFunc(m.targetPolicies(p.kind, "GatewayClass")))
 		} else {
-			bld = bld.Watches(&gwv1.Gateway{}, handler.EnqueueRequestsFromMapFunc(m.targetPolicies(p.kind, "Gateway"))).
-				Watches(&gwv1.HTTPRoute{}, handler.EnqueueRequestsFromMapFunc(m.targetPolicies(p.kind, "HTTPRoute")))
+			bld = bld.Watches(&gwv1.Gateway{}, handler.EnqueueRequestsFromMapFunc(m.targetPolicies(p.kind, "Gateway")))
+			for _, k := range append([]routeKind{httpRoutes}, kinds...) {
+				bld = bld.Watches(k.object(), handler.EnqueueRequestsFromMapFunc(m.targetPolicies(p.kind, k.kind)))
+			}
 		}
 		if err := bld.Complete(pr); err != nil {
 			return err
@@ -284,6 +292,8 @@ func gatewayClass(_ context.Context, o client.Object) []reconcile.Request {
 type mapper struct {
 	c                   client.Client
 	controllerNamespace string
+	// routeKinds are the route kinds beside HTTPRoute the API server serves.
+	routeKinds []routeKind
 	// listenerSets: the API server serves ListenerSets.
 	listenerSets bool
 }
@@ -361,17 +371,12 @@ func (m *mapper) targetGateways(ctx context.Context, o client.Object) []reconcil
 		}
 		out := m.gateways(ctx, client.InNamespace(ns))
 		// The route chain: Gateways elsewhere whose routes in this namespace render.
-		routes := &gwv1.HTTPRouteList{}
-		if err := m.c.List(ctx, routes, client.InNamespace(ns)); err == nil {
-			for i := range routes.Items {
-				out = append(out, parentRequests(&routes.Items[i])...)
-			}
-		}
+		m.eachRoute(ctx, func(r client.Object) { out = append(out, parentRequests(r)...) }, client.InNamespace(ns))
 		return out
 	case "Gateway":
 		return requests(types.NamespacedName{Namespace: ns, Name: string(ref.Name)})
-	case "HTTPRoute":
-		route := &gwv1.HTTPRoute{}
+	}
+	if route := servedRoute(m.routeKinds, string(ref.Kind)); route != nil {
 		if err := m.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: string(ref.Name)}, route); err != nil {
 			return nil
 		}
@@ -380,30 +385,11 @@ func (m *mapper) targetGateways(ctx context.Context, o client.Object) []reconcil
 	return nil
 }
 
-func parentRequests(r *gwv1.HTTPRoute) []reconcile.Request {
+func parentRequests(r client.Object) []reconcile.Request {
 	var out []reconcile.Request
 	for _, k := range parentKeys(r) {
 		ns, name, _ := strings.Cut(k, "/")
 		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}})
-	}
-	return out
-}
-
-func (m *mapper) routeGateways(ctx context.Context, o client.Object) []reconcile.Request {
-	r := o.(*gwv1.HTTPRoute)
-	out := parentRequests(r)
-	for _, pr := range r.Spec.ParentRefs {
-		key, ok := desired.ListenerSetRef(pr, r.Namespace)
-		if !ok {
-			continue
-		}
-		ls := &gwv1.ListenerSet{}
-		if !m.listenerSets {
-			break
-		}
-		if err := m.c.Get(ctx, key, ls); err == nil {
-			out = append(out, listenerSetGateway(ctx, ls)...)
-		}
 	}
 	return out
 }
@@ -459,16 +445,10 @@ func (m *mapper) namespaceRoutes(ctx context.Context, o client.Object) []reconci
 	return out
 }
 
-// namespaceGateways maps a namespace to the parent Gateways of the HTTPRoutes in it.
+// namespaceGateways maps a namespace to the parent Gateways of the routes in it.
 func (m *mapper) namespaceGateways(ctx context.Context, o client.Object) []reconcile.Request {
-	l := &gwv1.HTTPRouteList{}
-	if err := m.c.List(ctx, l, client.InNamespace(o.GetName())); err != nil {
-		return nil
-	}
 	var out []reconcile.Request
-	for i := range l.Items {
-		out = append(out, m.routeGateways(ctx, &l.Items[i])...)
-	}
+	m.eachRoute(ctx, func(r client.Object) { out = append(out, m.anyRouteGateways(ctx, r)...) }, client.InNamespace(o.GetName()))
 	// Its ListenerSets' Gateways too: one may select ListenerSets by namespace label, and a
 	// ListenerSet's listeners routes by theirs.
 	out = append(out, m.listenerSetGateways(ctx, client.InNamespace(o.GetName()))...)
@@ -483,28 +463,49 @@ func (m *mapper) secretGateways(ctx context.Context, o client.Object) []reconcil
 }
 
 // grantGateways maps a ReferenceGrant to the Gateways in the namespaces it grants to, and to
-// the parent Gateways of the HTTPRoutes there (whose route templates see .Backends).
+// the parent Gateways of the routes there (whose templates see .Backends, and .Routes each
+// backendRef's verdict).
 func (m *mapper) grantGateways(ctx context.Context, o client.Object) []reconcile.Request {
-	return slices.Concat(grantFrom(ctx, o, "Gateway", m.gateways), grantFrom(ctx, o, "HTTPRoute", m.routeParents), grantFrom(ctx, o, "ListenerSet", m.listenerSetGateways))
-}
-
-// serviceGateways maps a Service to the parent Gateways of the HTTPRoutes whose backendRefs
-// name it.
-func (m *mapper) serviceGateways(ctx context.Context, o client.Object) []reconcile.Request {
-	return m.routeParents(ctx, client.MatchingFields{indexBackend: o.GetNamespace() + "/" + o.GetName()})
-}
-
-// routeParents lists the Gateways the HTTPRoutes listed with opts name as parents.
-func (m *mapper) routeParents(ctx context.Context, opts ...client.ListOption) []reconcile.Request {
-	l := &gwv1.HTTPRouteList{}
-	if err := m.c.List(ctx, l, opts...); err != nil {
-		return nil
-	}
-	var out []reconcile.Request
-	for i := range l.Items {
-		out = append(out, parentRequests(&l.Items[i])...)
+	out := slices.Concat(grantFrom(ctx, o, "Gateway", m.gateways), grantFrom(ctx, o, "ListenerSet", m.listenerSetGateways))
+	for _, k := range append([]routeKind{httpRoutes}, m.routeKinds...) {
+		out = append(out, grantFrom(ctx, o, gwv1.Kind(k.kind), func(ctx context.Context, opts ...client.ListOption) []reconcile.Request {
+			return m.routeParents(ctx, []routeKind{k}, opts...)
+		})...)
 	}
 	return out
+}
+
+// serviceGateways maps a Service to the parent Gateways of the routes whose backendRefs name it.
+func (m *mapper) serviceGateways(ctx context.Context, o client.Object) []reconcile.Request {
+	return m.routeParents(ctx, append([]routeKind{httpRoutes}, m.routeKinds...), client.MatchingFields{indexBackend: o.GetNamespace() + "/" + o.GetName()})
+}
+
+// routeParents lists the Gateways the routes of kinds listed with opts name as parents.
+func (m *mapper) routeParents(ctx context.Context, kinds []routeKind, opts ...client.ListOption) []reconcile.Request {
+	var out []reconcile.Request
+	for _, k := range kinds {
+		l := k.list()
+		if err := m.c.List(ctx, l, opts...); err != nil {
+			continue
+		}
+		for _, r := range k.items(l) {
+			out = append(out, parentRequests(r)...)
+		}
+	}
+	return out
+}
+
+// eachRoute calls f on every route, of every served kind, that opts select.
+func (m *mapper) eachRoute(ctx context.Context, f func(client.Object), opts ...client.ListOption) {
+	for _, k := range append([]routeKind{httpRoutes}, m.routeKinds...) {
+		l := k.list()
+		if err := m.c.List(ctx, l, opts...); err != nil {
+			continue
+		}
+		for _, r := range k.items(l) {
+			f(r)
+		}
+	}
 }
 
 // grantFrom lists, with list, the objects of kind in each namespace a ReferenceGrant grants to.
@@ -558,7 +559,7 @@ func (m *mapper) targetPolicies(kind, targetKind string) handler.MapFunc {
 		switch targetKind {
 		case "Namespace":
 			opts = append(opts, client.InNamespace(o.GetName()))
-		case "Gateway", "HTTPRoute":
+		default: // a Gateway or a route
 			opts = append(opts, client.InNamespace(o.GetNamespace()))
 		}
 		var keys []types.NamespacedName

@@ -23,7 +23,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/desired"
@@ -37,8 +36,10 @@ import (
 type tracker struct {
 	cache  cache.Cache
 	mapper meta.RESTMapper
-	// reader reads HTTPRoutes, to map a route's object to its Gateway.
+	// reader reads routes, to map a route's object to its Gateway.
 	reader client.Reader
+	// routeKinds are the route kinds beside HTTPRoute the API server serves.
+	routeKinds []routeKind
 
 	mu      sync.Mutex
 	ctrl    controller.Controller
@@ -158,15 +159,18 @@ func (t *tracker) gatewayOf(ctx context.Context, o client.Object) []reconcile.Re
 		if o.GetNamespace() == gw.Namespace && ref.Name == gw.Name {
 			return []reconcile.Request{{NamespacedName: gw}}
 		}
-	case "HTTPRoute":
-		route := &gwv1.HTTPRoute{}
-		if err := t.reader.Get(ctx, client.ObjectKey{Namespace: o.GetNamespace(), Name: ref.Name}, route); err != nil {
-			return nil // a route's deletion reconciles its Gateways through the route's own watch
-		}
-		for _, p := range parentRequests(route) {
-			if p.NamespacedName == gw {
-				return []reconcile.Request{p}
-			}
+		return nil
+	}
+	route := servedRoute(t.routeKinds, ref.Kind)
+	if route == nil {
+		return nil
+	}
+	if err := t.reader.Get(ctx, client.ObjectKey{Namespace: o.GetNamespace(), Name: ref.Name}, route); err != nil {
+		return nil // a route's deletion reconciles its Gateways through the route's own watch
+	}
+	for _, p := range parentRequests(route) {
+		if p.NamespacedName == gw {
+			return []reconcile.Request{p}
 		}
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
@@ -18,11 +19,9 @@ import (
 	"gantry.dev/gantry/render"
 )
 
-// Template field paths, as render.Error names templates.
-const (
-	gatewayTemplatePrefix = "gatewayTemplate.resourceTemplates."
-	routeTemplatePrefix   = "httpRouteTemplate.resourceTemplates."
-)
+// gatewayTemplatePrefix is the field path of the Gateway's templates, as render.Error names
+// them (render.RoutePrefix names a route kind's).
+const gatewayTemplatePrefix = "gatewayTemplate.resourceTemplates."
 
 // Reasons say, for a status condition, why the desired state could not be computed.
 const (
@@ -192,56 +191,57 @@ func Gateway(in *Input) (*Result, error) {
 		return res, nil
 	}
 	for _, r := range att.accepted {
-		key := r.NamespacedName
-		if r.http == nil || q.routeErr(r) != nil {
+		if !bp.HasRouteTemplatesFor(r.kind) || q.routeErr(r) != nil {
 			continue // no template renders for it, or set apart: its status says why (report)
 		}
 		route := res.route(r.routeID)
-		values, objs, pending, err := renderRoute(bp, pin, in, r.http, gwMap, setMaps, gwTainted, hostSets)
+		values, objs, pending, err := renderRoute(bp, pin, in, r, gwMap, setMaps, gwTainted, hostSets)
 		route.Values, route.Pending = values, pending
 		if err == nil {
 			// An object of the Gateway's or of another route's is not this route's to render.
-			err = rendered.claim(bp.Name, routeTemplatePrefix, "HTTPRoute "+key.String(), objs)
+			err = rendered.claim(bp.Name, render.RoutePrefix(r.kind), r.routeID.String(), objs)
 		}
 		if err != nil {
 			// One route's failure is that route's: the Gateway and its other routes go on, and
 			// this route's earlier objects stay until it renders again.
-			route.Err = fail(ReasonRenderFailed, fmt.Errorf("HTTPRoute %s: %w", key, err))
+			route.Err = fail(ReasonRenderFailed, fmt.Errorf("%s: %w", r.routeID, err))
 			continue
 		}
-		res.Objects = appendObjects(res.Objects, gw, infra, Owner{Kind: "HTTPRoute", NamespacedName: key}, objs)
+		res.Objects = appendObjects(res.Objects, gw, infra, Owner{Kind: r.kind, NamespacedName: r.NamespacedName}, objs)
 	}
 	return res, nil
 }
 
 // renderRoute resolves a route's values (the Gateway's chain continued by the route's) and
-// renders the route templates for it.
-func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r *gwv1.HTTPRoute, gwMap map[string]any, setMaps []map[string]any, gwTainted []boundary.Tainted, hostnames render.Hostnames) (*precedence.Result, []render.Object, []render.Pending, error) {
-	pin.Route = &precedence.ObjectKey{Namespace: r.Namespace, Name: r.Name}
+// renders the templates of the route's kind for it.
+func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r routeObj, gwMap map[string]any, setMaps []map[string]any, gwTainted []boundary.Tainted, hostnames render.Hostnames) (*precedence.Result, []render.Object, []render.Pending, error) {
+	pin.Route, pin.RouteKind = &precedence.ObjectKey{Namespace: r.Namespace, Name: r.Name}, r.kind
 	values := precedence.Resolve(pin)
 	if err := checkSchema(bp, values); err != nil {
 		return values, nil, nil, err
 	}
-	rMap, err := objectMap(r)
+	rMap, err := objectMap(r.obj)
 	if err != nil {
 		return values, nil, nil, err
 	}
-	origin := fmt.Sprintf("HTTPRoute %s/%s field", r.Namespace, r.Name)
+	origin := fmt.Sprintf("%s field", r.routeID)
 	tainted := append(tenantValues(values), gwTainted...)
 	tainted = append(tainted, boundary.TaintedStrings(rMap, func(p string) string { return origin + " " + p })...)
-	resources := bp.ReadableResources(byTemplateKey(in.LiveRoutes[types.NamespacedName{Namespace: r.Namespace, Name: LabelValue(r.Name)}], bp.RouteTemplates()))
+	live := in.LiveRoutes[RouteKey{Kind: r.kind, NamespacedName: types.NamespacedName{Namespace: r.Namespace, Name: LabelValue(r.Name)}}]
+	resources := bp.ReadableResources(byTemplateKey(live, bp.RouteTemplates(r.kind)))
 	tainted = append(tainted, liveTainted(resources)...)
-	backends := backendsData(Backends(r, func(k types.NamespacedName) bool { return in.BackendServices[k] }, in.ReferenceGrants))
+	backends := backendsData(backendsOf(r, func(k types.NamespacedName) bool { return in.BackendServices[k] }, in.ReferenceGrants))
 	// Names, namespaces and kinds are the route's strings, and the messages are made around
 	// them: all of it is the tenant's.
-	backendOrigin := fmt.Sprintf("HTTPRoute %s/%s .Backends", r.Namespace, r.Name)
+	backendOrigin := fmt.Sprintf("%s .Backends", r.routeID)
 	tainted = append(tainted, boundary.TaintedStrings(backends, func(p string) string { return backendOrigin + p })...)
 	out, err := in.Outputs.RenderRoute(bp, &render.Input{
 		Values:       values.Values,
 		TenantKeys:   tenantKeys(values),
 		Gateway:      gwMap,
 		ListenerSets: setMaps,
-		HTTPRoute:    rMap,
+		Route:        rMap,
+		RouteKind:    r.kind,
 		Backends:     backends,
 		Resources:    resources,
 		Hostnames:    hostnames,
@@ -436,8 +436,9 @@ func objectMap(obj runtime.Object) (map[string]any, error) {
 		switch obj.(type) {
 		case *gwv1.Gateway:
 			m["apiVersion"], m["kind"] = gwv1.GroupVersion.String(), "Gateway"
-		case *gwv1.HTTPRoute:
-			m["apiVersion"], m["kind"] = gwv1.GroupVersion.String(), "HTTPRoute"
+		case *gwv1.HTTPRoute, *gwv1.GRPCRoute, *gwv1.TLSRoute, *gwv1.TCPRoute, *gwv1.UDPRoute:
+			r, _ := wrapRoute(obj.(client.Object))
+			m["apiVersion"], m["kind"] = gwv1.GroupVersion.String(), r.kind
 		case *gwv1.ListenerSet:
 			m["apiVersion"], m["kind"] = gwv1.GroupVersion.String(), "ListenerSet"
 		}
@@ -519,8 +520,8 @@ func appendObjects(dst []Object, gw *gwv1.Gateway, infra metadataPolicy, owner O
 		labels[v1alpha1.LabelGatewayName] = LabelValue(gw.Name)
 		labels[v1alpha1.LabelGatewayClassName] = LabelValue(string(gw.Spec.GatewayClassName))
 		labels[v1alpha1.LabelTemplate] = LabelValue(o.Template)
-		if owner.Kind == "HTTPRoute" {
-			labels[v1alpha1.LabelHTTPRoute] = LabelValue(owner.Name)
+		if owner.Kind != "Gateway" {
+			labels[v1alpha1.RouteLabel(owner.Kind)] = LabelValue(owner.Name)
 		}
 		dst = append(dst, Object{Owner: owner, Template: o.Template, Object: o.Object})
 	}

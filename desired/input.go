@@ -54,9 +54,9 @@ type Input struct {
 	// Live maps a gateway template's label value (its key, shortened by LabelValue when longer
 	// than a label allows) to the live objects it produced (.Resources).
 	Live map[string][]map[string]any
-	// LiveRoutes is the same per HTTPRoute, keyed by the route's namespace and label value
-	// (LabelValue of its name), for route templates.
-	LiveRoutes map[types.NamespacedName]map[string][]map[string]any
+	// LiveRoutes is the same per route, keyed by the route's kind, namespace and label value
+	// (LabelValue of its name), for route templates. AddLive fills both.
+	LiveRoutes map[RouteKey]map[string][]map[string]any
 	// SetApart names namespaces whose contributions to the Gateway's render (their
 	// ListenerSets, their routes' hostnames) are left out from the start, with why: the
 	// controller sets apart a namespace whose contributions the API server refuses in the
@@ -99,18 +99,18 @@ type Result struct {
 	routesRead bool
 }
 
-// Object is a rendered object with the template and owner (Gateway or HTTPRoute) it belongs to.
+// Object is a rendered object with the template and owner (Gateway or route) it belongs to.
 type Object struct {
-	// Owner is the Gateway or HTTPRoute the object belongs to.
+	// Owner is the Gateway or route the object belongs to.
 	Owner Owner
 	// Template is the resourceTemplates key that produced it.
 	Template string
 	Object   map[string]any
 }
 
-// Owner names the Gateway or HTTPRoute a rendered object belongs to.
+// Owner names the Gateway or route a rendered object belongs to.
 type Owner struct {
-	Kind string // "Gateway" or "HTTPRoute"
+	Kind string // "Gateway", or the route's kind (one of RouteKinds)
 	types.NamespacedName
 }
 
@@ -155,4 +155,33 @@ type Route struct {
 	// Err is why the route's templates could not be rendered (a *Error); the Gateway and its
 	// other routes are not affected, and the route's earlier objects are kept.
 	Err error
+}
+
+// RouteKey names a route of any kind: its kind and namespace/name.
+type RouteKey struct {
+	Kind string
+	types.NamespacedName
+}
+
+func (k RouteKey) String() string { return k.Kind + " " + k.NamespacedName.String() }
+
+// AddLive files a live object the Gateway's renders produced under Live or LiveRoutes, by the
+// labels it was rendered with.
+func (in *Input) AddLive(labels map[string]string, namespace string, obj map[string]any) {
+	tmpl := labels[v1alpha1.LabelTemplate]
+	if kind, route, ok := v1alpha1.RouteOfLabels(labels); ok {
+		key := RouteKey{Kind: kind, NamespacedName: types.NamespacedName{Namespace: namespace, Name: route}}
+		if in.LiveRoutes == nil {
+			in.LiveRoutes = map[RouteKey]map[string][]map[string]any{}
+		}
+		if in.LiveRoutes[key] == nil {
+			in.LiveRoutes[key] = map[string][]map[string]any{}
+		}
+		in.LiveRoutes[key][tmpl] = append(in.LiveRoutes[key][tmpl], obj)
+		return
+	}
+	if in.Live == nil {
+		in.Live = map[string][]map[string]any{}
+	}
+	in.Live[tmpl] = append(in.Live[tmpl], obj)
 }

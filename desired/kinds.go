@@ -51,8 +51,6 @@ type routeObj struct {
 	parentRefs []gwv1.ParentReference
 	hostnames  []gwv1.Hostname
 	backends   [][]gwv1.BackendRef
-	// http is the HTTPRoute, for route templates; nil for other kinds.
-	http *gwv1.HTTPRoute
 }
 
 // wrapRoute reads a route of any of RouteKinds; false for any other object.
@@ -61,7 +59,7 @@ func wrapRoute(o client.Object) (routeObj, bool) {
 	r.NamespacedName = types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}
 	switch o := o.(type) {
 	case *gwv1.HTTPRoute:
-		r.kind, r.parentRefs, r.hostnames, r.http = KindHTTPRoute, o.Spec.ParentRefs, o.Spec.Hostnames, o
+		r.kind, r.parentRefs, r.hostnames = KindHTTPRoute, o.Spec.ParentRefs, o.Spec.Hostnames
 		for _, rule := range o.Spec.Rules {
 			refs := make([]gwv1.BackendRef, len(rule.BackendRefs))
 			for i, b := range rule.BackendRefs {
@@ -134,6 +132,22 @@ func KindsFor(bp *v1alpha1.GatewayClassBlueprint, p gwv1.ProtocolType) []string 
 		}
 	}
 	return DefaultRouteKinds[p]
+}
+
+// AllRoutes lists HTTPRoutes and routes of the other kinds together, as client.Objects.
+func AllRoutes(http []*gwv1.HTTPRoute, others []client.Object) []client.Object {
+	out := make([]client.Object, 0, len(http)+len(others))
+	for _, r := range http {
+		out = append(out, r)
+	}
+	return append(out, others...)
+}
+
+// RouteKindOf is the kind of a typed route of any of RouteKinds (a client leaves TypeMeta
+// empty); "" for another object.
+func RouteKindOf(o client.Object) string {
+	r, _ := wrapRoute(o)
+	return r.kind
 }
 
 // ParentRefs are the parentRefs of a route of any of RouteKinds; nil for another object.

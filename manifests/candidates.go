@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
@@ -53,11 +54,12 @@ func (s *Set) CandidateInput(gw *gwv1.Gateway, controllerNamespace string) *desi
 
 	in.GatewayClassConfigs = lookup(idx.gccs, indexKey(global, "GatewayClass", class), indexKey(ns, "Namespace", ns), indexKey(ns, "GatewayClass", class))
 	keys := []string{indexKey(ns, "Namespace", ns), indexKey(ns, "Gateway", gw.Name)}
-	if in.Blueprint != nil && in.Blueprint.Spec.HTTPRouteTemplate != nil {
+	if in.Blueprint != nil {
 		// The route chain: GatewayConfigs for each route's namespace and for the route.
-		for _, r := range in.Routes {
-			if mayAttach(r, gw) {
-				keys = append(keys, indexKey(r.Namespace, "Namespace", r.Namespace), indexKey(r.Namespace, "HTTPRoute", r.Name))
+		for _, r := range desired.AllRoutes(in.Routes, in.OtherRoutes) {
+			kind := desired.RouteKindOf(r)
+			if in.Blueprint.Spec.RouteTemplateFor(kind) != nil && mayAttach(r, gw) {
+				keys = append(keys, indexKey(r.GetNamespace(), "Namespace", r.GetNamespace()), indexKey(r.GetNamespace(), kind, r.GetName()))
 			}
 		}
 	}
@@ -80,13 +82,13 @@ func lookup[P comparable](index map[string][]P, keys ...string) []P {
 
 // mayAttach reports whether a route names the Gateway as a parent, or any ListenerSet (which
 // may belong to it): a superset of the routes that attach.
-func mayAttach(r *gwv1.HTTPRoute, gw *gwv1.Gateway) bool {
-	for _, pr := range r.Spec.ParentRefs {
+func mayAttach(r client.Object, gw *gwv1.Gateway) bool {
+	for _, pr := range desired.ParentRefs(r) {
 		kind := "Gateway"
 		if pr.Kind != nil {
 			kind = string(*pr.Kind)
 		}
-		ns := r.Namespace
+		ns := r.GetNamespace()
 		if pr.Namespace != nil {
 			ns = string(*pr.Namespace)
 		}

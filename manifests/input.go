@@ -6,7 +6,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
@@ -54,23 +53,7 @@ func (s *Set) Input(gw *gwv1.Gateway, controllerNamespace string) *desired.Input
 		}
 	}
 	for _, u := range s.Owned(gw) {
-		l := u.GetLabels()
-		tmpl := l[v1alpha1.LabelTemplate]
-		if route := l[v1alpha1.LabelHTTPRoute]; route != "" {
-			key := types.NamespacedName{Namespace: u.GetNamespace(), Name: route}
-			if in.LiveRoutes == nil {
-				in.LiveRoutes = map[types.NamespacedName]map[string][]map[string]any{}
-			}
-			if in.LiveRoutes[key] == nil {
-				in.LiveRoutes[key] = map[string][]map[string]any{}
-			}
-			in.LiveRoutes[key][tmpl] = append(in.LiveRoutes[key][tmpl], u.Object)
-			continue
-		}
-		if in.Live == nil {
-			in.Live = map[string][]map[string]any{}
-		}
-		in.Live[tmpl] = append(in.Live[tmpl], u.Object)
+		in.AddLive(u.GetLabels(), u.GetNamespace(), u.Object)
 	}
 	return in
 }

@@ -53,14 +53,15 @@ func Applies(in *Input, p *Policy) (Level, string) {
 				return LevelGateway, ""
 			}
 			return 0, fmt.Sprintf("targets Gateway %s/%s, not %s/%s", p.Namespace, t.Name, ns, gw)
-		case t.Group == GatewayGroup && t.Kind == TargetHTTPRoute:
-			if r := in.Route; r != nil && p.Namespace == r.Namespace && t.Name == r.Name {
+		case t.Group == GatewayGroup && isRouteKind(t.Kind):
+			kind := cmp.Or(in.RouteKind, TargetHTTPRoute)
+			if r := in.Route; r != nil && t.Kind == kind && p.Namespace == r.Namespace && t.Name == r.Name {
 				return LevelRoute, ""
 			}
 			if in.Route == nil {
-				return 0, "targets an HTTPRoute; it applies to that route's templates, not to the Gateway's"
+				return 0, fmt.Sprintf("targets %s %s/%s; it applies to that route's templates, not to the Gateway's", t.Kind, p.Namespace, t.Name)
 			}
-			return 0, fmt.Sprintf("targets HTTPRoute %s/%s, not %s/%s", p.Namespace, t.Name, in.Route.Namespace, in.Route.Name)
+			return 0, fmt.Sprintf("targets %s %s/%s, not %s %s/%s", t.Kind, p.Namespace, t.Name, kind, in.Route.Namespace, in.Route.Name)
 		}
 	}
 	return 0, fmt.Sprintf("a %s cannot target %s", p.Kind, groupKind(t))
@@ -145,4 +146,14 @@ func Refused(p *Policy) string {
 		}
 	}
 	return ""
+}
+
+// isRouteKind reports whether kind is one of Gateway API's route kinds, which a GatewayConfig
+// can target.
+func isRouteKind(kind string) bool {
+	switch kind {
+	case TargetHTTPRoute, TargetGRPCRoute, TargetTLSRoute, TargetTCPRoute, TargetUDPRoute:
+		return true
+	}
+	return false
 }

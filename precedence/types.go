@@ -31,7 +31,7 @@ var levelNames = map[Level]string{
 	LevelNamespace:            "GatewayConfig for namespace",
 	LevelGateway:              "GatewayConfig for Gateway",
 	LevelRouteNamespace:       "GatewayConfig for route namespace",
-	LevelRoute:                "GatewayConfig for HTTPRoute",
+	LevelRoute:                "GatewayConfig for route",
 	LevelCommandLine:          "command line",
 }
 
@@ -65,6 +65,10 @@ const (
 	TargetGatewayClass = "GatewayClass"
 	TargetGateway      = "Gateway"
 	TargetHTTPRoute    = "HTTPRoute"
+	TargetGRPCRoute    = "GRPCRoute"
+	TargetTLSRoute     = "TLSRoute"
+	TargetTCPRoute     = "TCPRoute"
+	TargetUDPRoute     = "UDPRoute"
 	TargetNamespace    = "Namespace"
 	GatewayGroup       = "gateway.networking.k8s.io"
 )
@@ -144,7 +148,10 @@ type Input struct {
 	ClassName string
 	Gateway   ObjectKey
 	// Route, when set, continues the chain with the route's namespace and the route itself.
-	Route     *ObjectKey
+	Route *ObjectKey
+	// RouteKind is Route's kind (HTTPRoute when empty): a GatewayConfig applies to the route
+	// only if it targets that kind.
+	RouteKind string
 	Blueprint Blueprint
 	// Policies are candidates in any order; those that do not apply are reported as such.
 	Policies []Policy

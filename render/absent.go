@@ -174,11 +174,12 @@ func lookup(v any, keys ...string) (any, error) {
 }
 
 // contextRoots are the parts of the context whose absent keys are nil in the strict render too.
-var contextRoots = map[string]bool{"Values": true, "Gateway": true, "HTTPRoute": true, "Backends": true, "Hostnames": true, "ListenerSets": true, "Routes": true}
+var contextRoots = map[string]bool{"Values": true, "Gateway": true, "Route": true, "HTTPRoute": true, "GRPCRoute": true, "TLSRoute": true, "TCPRoute": true,
+	"UDPRoute": true, "Backends": true, "Hostnames": true, "ListenerSets": true, "Routes": true}
 
 // strictTemplates parses the blueprint's templates a second time for the strict render that
 // tells a template waiting for a live object from one that handles an absent value: with
-// `missingkey=error`, but with every field chain that starts at .Values, .Gateway, .HTTPRoute or
+// `missingkey=error`, but with every field chain that starts at .Values, .Gateway, the route or
 // .Hostnames (from dot, or from $) read leniently, so that the first missing key it stops at is
 // one of something else — a live object's, in a template that reads .Resources.
 func strictTemplates(name string, sources map[string]string) (*template.Template, error) {

@@ -235,7 +235,7 @@ func TestRouteNamespace(t *testing.T) {
 	b := mustCompile(t, spec)
 	in := input(nil)
 	in.Namespace = "team-b"
-	in.HTTPRoute = map[string]any{"metadata": map[string]any{"name": "shop", "namespace": "team-b"}}
+	in.Route = map[string]any{"metadata": map[string]any{"name": "shop", "namespace": "team-b"}}
 	_, err := b.RenderRoute(in)
 	want := `blueprint bp: httpRouteTemplate.resourceTemplates.gateway: document 1: ConfigMap gateway names namespace "team-a"; objects rendered here must be in namespace "team-b"`
 	if err == nil || err.Error() != want {

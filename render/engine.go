@@ -28,9 +28,19 @@ import (
 // Template field paths: how errors and pending reports name a template.
 const (
 	gatewayPrefix  = "gatewayTemplate.resourceTemplates."
-	routePrefix    = "httpRouteTemplate.resourceTemplates."
 	statusTemplate = "gatewayTemplate.status.template"
 )
+
+// RoutePrefix is the field path of the templates rendered per route of kind, as errors and
+// pending reports name them: "httpRouteTemplate.resourceTemplates." for HTTPRoute.
+func RoutePrefix(kind string) string {
+	for _, f := range v1alpha1.RouteTemplateFields {
+		if f.Kind == kind {
+			return f.Field + ".resourceTemplates."
+		}
+	}
+	return strings.ToLower(kind[:1]) + kind[1:] + "Template.resourceTemplates."
+}
 
 // Blueprint is a compiled GatewayClassBlueprint: parsed templates and values schema, ready to
 // render any number of Gateways, concurrently.
@@ -40,8 +50,9 @@ type Blueprint struct {
 	// strict is the template set parsed again for the strict render of templates that read
 	// .Resources (see execution.strictPending); nil when none does.
 	strict        *template.Template
-	gateway       []*compiled
-	route         []*compiled
+	gateway []*compiled
+	// routes are the per-route templates of each route kind that has any.
+	routes        map[string][]*compiled
 	status        *compiled
 	schema        *jsonschema.Schema
 	clusterScoped map[schema.GroupKind]bool
@@ -106,8 +117,15 @@ func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint,
 		return out
 	}
 	b.gateway = parseSet(gatewayPrefix, spec.GatewayTemplate.ResourceTemplates)
-	if spec.HTTPRouteTemplate != nil {
-		b.route = parseSet(routePrefix, spec.HTTPRouteTemplate.ResourceTemplates)
+	for _, f := range v1alpha1.RouteTemplateFields {
+		if rt := spec.RouteTemplateFor(f.Kind); rt != nil {
+			if set := parseSet(RoutePrefix(f.Kind), rt.ResourceTemplates); len(set) > 0 {
+				if b.routes == nil {
+					b.routes = map[string][]*compiled{}
+				}
+				b.routes[f.Kind] = set
+			}
+		}
 	}
 	if st := spec.GatewayTemplate.Status; st != nil && strings.TrimSpace(st.Template) != "" {
 		if s := parseSet("", map[string]string{statusTemplate: st.Template}); len(s) == 1 {
@@ -136,14 +154,16 @@ func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint,
 	b.callsTpl = names(b.root, "tpl")
 	b.readsRoutes = b.callsTpl || spells(b.root, "Routes")
 	boundary.RewriteDecisions(b.root)
-	if slices.ContainsFunc(append(slices.Clip(b.gateway), append(b.route, b.status)...), func(c *compiled) bool { return c != nil && len(c.reads) > 0 }) {
+	if slices.ContainsFunc(b.all(), func(c *compiled) bool { return len(c.reads) > 0 }) {
 		sources := map[string]string{}
 		for k, v := range spec.GatewayTemplate.ResourceTemplates {
 			sources[gatewayPrefix+k] = v
 		}
-		if spec.HTTPRouteTemplate != nil {
-			for k, v := range spec.HTTPRouteTemplate.ResourceTemplates {
-				sources[routePrefix+k] = v
+		for _, f := range v1alpha1.RouteTemplateFields {
+			if rt := spec.RouteTemplateFor(f.Kind); rt != nil {
+				for k, v := range rt.ResourceTemplates {
+					sources[RoutePrefix(f.Kind)+k] = v
+				}
 			}
 		}
 		if b.status != nil {
@@ -164,14 +184,30 @@ func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint,
 // render of the Gateway, would cost a shared Gateway's renders for nothing.
 func (b *Blueprint) ReadsRoutes() bool { return b.readsRoutes }
 
-// HasRouteTemplates reports whether the blueprint renders anything per HTTPRoute.
-func (b *Blueprint) HasRouteTemplates() bool { return len(b.route) > 0 }
+// HasRouteTemplates reports whether the blueprint renders anything per route, of any kind.
+func (b *Blueprint) HasRouteTemplates() bool { return len(b.routes) > 0 }
+
+// HasRouteTemplatesFor reports whether the blueprint renders anything per route of kind.
+func (b *Blueprint) HasRouteTemplatesFor(kind string) bool { return len(b.routes[kind]) > 0 }
+
+// all is every template a render executes itself: the Gateway's, every route kind's (in the
+// order of v1alpha1.RouteTemplateFields) and the status template.
+func (b *Blueprint) all() []*compiled {
+	out := slices.Clip(b.gateway)
+	for _, f := range v1alpha1.RouteTemplateFields {
+		out = append(out, b.routes[f.Kind]...)
+	}
+	if b.status != nil {
+		out = append(out, b.status)
+	}
+	return out
+}
 
 // GatewayTemplates lists the keys of the gateway resource templates, sorted.
 func (b *Blueprint) GatewayTemplates() []string { return keys(b.gateway) }
 
-// RouteTemplates lists the keys of the route resource templates, sorted.
-func (b *Blueprint) RouteTemplates() []string { return keys(b.route) }
+// RouteTemplates lists the keys of the resource templates rendered per route of kind, sorted.
+func (b *Blueprint) RouteTemplates(kind string) []string { return keys(b.routes[kind]) }
 
 func keys(cs []*compiled) []string {
 	out := make([]string, len(cs))
@@ -242,9 +278,12 @@ type Hostnames struct {
 // Input is the context of one render.
 type Input struct {
 	Values map[string]any
-	// Gateway and HTTPRoute are the objects as maps; HTTPRoute only for route templates.
-	Gateway   map[string]any
-	HTTPRoute map[string]any
+	// Gateway is the Gateway as a map.
+	Gateway map[string]any
+	// Route, route templates only, is the route as a map, of kind RouteKind (HTTPRoute when
+	// empty): templates read it as .Route and by its kind (.HTTPRoute, .GRPCRoute, …).
+	Route     map[string]any
+	RouteKind string
 	// Backends, route templates only, is .Backends: the route's backendRefs, each a map, with
 	// whether it resolves. Its strings are the tenant's (pass them in Tainted).
 	Backends []any
@@ -259,7 +298,7 @@ type Input struct {
 	Routes []any
 	// Namespace is where namespaced objects land: the Gateway's, or the route's.
 	Namespace string
-	// Tainted are the tenant's values (GatewayConfig values, Gateway, HTTPRoute and ListenerSet
+	// Tainted are the tenant's values (GatewayConfig values, Gateway, route and ListenerSet
 	// fields, live objects in tenant namespaces) that must not shape the output: see package
 	// boundary.
 	Tainted []boundary.Tainted
@@ -297,9 +336,18 @@ func (b *Blueprint) RenderGateway(in *Input) (*Output, error) {
 	return b.render(in, b.gateway, b.status)
 }
 
-// RenderRoute renders the HTTPRoute templates for one route and parent Gateway.
+// RenderRoute renders the templates of in.RouteKind for one route (in.Route) and parent
+// Gateway.
 func (b *Blueprint) RenderRoute(in *Input) (*Output, error) {
-	return b.render(in, b.route, nil)
+	return b.render(in, b.routes[in.routeKind()], nil)
+}
+
+// routeKind is in.RouteKind, HTTPRoute when empty.
+func (in *Input) routeKind() string {
+	if in.RouteKind == "" {
+		return "HTTPRoute"
+	}
+	return in.RouteKind
 }
 
 func (b *Blueprint) render(in *Input, set []*compiled, status *compiled) (*Output, error) {
@@ -451,9 +499,11 @@ func (b *Blueprint) newExecution(in *Input, sub *boundary.Substitution) (*execut
 		cp = sameValue
 	}
 	x.budget.reset(in.Limits)
-	resources := make(map[string]any, len(b.gateway)+len(b.route))
-	for _, c := range append(slices.Clip(b.gateway), b.route...) {
-		resources[c.key] = []any{}
+	resources := make(map[string]any, len(b.gateway))
+	for _, c := range b.all() {
+		if c != b.status {
+			resources[c.key] = []any{}
+		}
 	}
 	// Templates get copies: set and unset must not reach the caller's objects, nor another
 	// render that shares them.
@@ -483,8 +533,9 @@ func (b *Blueprint) newExecution(in *Input, sub *boundary.Substitution) (*execut
 		routes = cp(in.Routes).([]any)
 	}
 	x.data["Routes"] = routes
-	if in.HTTPRoute != nil {
-		x.data["HTTPRoute"] = deepCopyWith(in.HTTPRoute, cp)
+	if in.Route != nil {
+		route := deepCopyWith(in.Route, cp)
+		x.data["Route"], x.data[in.routeKind()] = route, route
 		backends := []any{}
 		if in.Backends != nil {
 			backends = cp(in.Backends).([]any)
@@ -956,7 +1007,7 @@ func (x *execution) run(c *compiled) (text string, pending *Pending, err error) 
 
 // pending decides whether a failed template is waiting for a resource rather than broken: it
 // reads .Resources, and failed looking up something missing — not in .Values, .Gateway,
-// .HTTPRoute, .Backends or .Hostnames, whose gaps are real errors.
+// .Route (and the route by its kind), .Backends or .Hostnames, whose gaps are real errors.
 func (x *execution) pending(c *compiled, ctx string, e *Error) *Pending {
 	if len(c.reads) == 0 {
 		return nil
@@ -990,7 +1041,7 @@ func (x *execution) pending(c *compiled, ctx string, e *Error) *Pending {
 
 var (
 	contexts   = regexp.MustCompile(`at <(.*?)>: `)
-	otherRoots = regexp.MustCompile(`(?:^|[\s($])\.(?:Values|Gateway|HTTPRoute|Backends|Hostnames|Routes)\b`)
+	otherRoots = regexp.MustCompile(`(?:^|[\s($])\.(?:Values|Gateway|Route|HTTPRoute|GRPCRoute|TLSRoute|TCPRoute|UDPRoute|Backends|Hostnames|Routes)\b`)
 )
 
 // hasStatus reports whether every object in a .Resources entry exists and has a status.

@@ -108,7 +108,7 @@ func TestTemplateContext(t *testing.T) {
 	if got, want := b.GatewayTemplates(), []string{"ctx"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("GatewayTemplates() = %q, want %q", got, want)
 	}
-	if got, want := b.RouteTemplates(), []string{"rctx"}; !reflect.DeepEqual(got, want) {
+	if got, want := b.RouteTemplates("HTTPRoute"), []string{"rctx"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("RouteTemplates() = %q, want %q", got, want)
 	}
 
@@ -138,7 +138,7 @@ func TestTemplateContext(t *testing.T) {
 	rin := input(map[string]any{"replicas": int64(1)})
 	rin.Hostnames = hostnames
 	rin.Namespace = "team-b"
-	rin.HTTPRoute = map[string]any{"metadata": map[string]any{"name": "shop", "namespace": "team-b"}}
+	rin.Route = map[string]any{"metadata": map[string]any{"name": "shop", "namespace": "team-b"}}
 	rout, err := b.RenderRoute(rin)
 	if err != nil {
 		t.Fatalf("RenderRoute: %v", err)
@@ -339,7 +339,7 @@ func TestErrorsNameBlueprintTemplateAndLine(t *testing.T) {
 		spec: &v1alpha1.GatewayClassBlueprintSpec{HTTPRouteTemplate: &v1alpha1.RouteTemplate{ResourceTemplates: map[string]string{
 			"rt": "apiVersion: v1\n{{ .HTTPRoute.spec.nope }}\n",
 		}}},
-		in:   &render.Input{Gateway: gatewayMap(), HTTPRoute: map[string]any{"spec": map[string]any{}}, Namespace: ns},
+		in:   &render.Input{Gateway: gatewayMap(), Route: map[string]any{"spec": map[string]any{}}, Namespace: ns},
 		want: `blueprint bp: httpRouteTemplate.resourceTemplates.rt:2: .HTTPRoute.spec.nope: no value (the key is absent or null); give it a default, make it required, or test it with if or with`,
 		line: 2,
 	}, {
@@ -604,7 +604,7 @@ func TestRenderDoesNotChangeItsInput(t *testing.T) {
 	newInput := func() *render.Input {
 		in := input(map[string]any{"m": map[string]any{"k": "v"}})
 		in.Resources = map[string][]map[string]any{"svc": {{"metadata": map[string]any{"name": "web"}}}}
-		in.HTTPRoute = map[string]any{"metadata": map[string]any{"name": "shop"}}
+		in.Route = map[string]any{"metadata": map[string]any{"name": "shop"}}
 		return in
 	}
 	in := newInput()

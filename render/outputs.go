@@ -23,7 +23,7 @@ import (
 // A render is a function of its input: the function set is hermetic (no clock, environment,
 // network or random source, see funcs.go), and a template reads nothing but its context. So the
 // key is everything a render reads, hashed canonically (see boundary.Hasher): the blueprint's
-// compile, the limits, .Values, .Gateway, .HTTPRoute, .Resources, .Hostnames, the namespace,
+// compile, the limits, .Values, .Gateway, the route and its kind, .Resources, .Hostnames, the namespace,
 // the set of tenant strings, and the kinds' scopes offline. Of .Resources, only the entries the
 // templates can read are in the key (see ReadableResources), so that an apply of an object no
 // template reads is not a new input. What a template did
@@ -246,9 +246,10 @@ func writeInput(w *boundary.Hasher, b *Blueprint, in *Input, resources map[strin
 	}
 	w.Str('k', "Gateway")
 	w.Value(nilMap(in.Gateway))
-	w.Str('k', "HTTPRoute")
-	if in.HTTPRoute != nil {
-		w.Value(in.HTTPRoute)
+	w.Str('k', "Route")
+	if in.Route != nil {
+		w.Str('K', in.routeKind())
+		w.Value(in.Route)
 		w.Str('k', "Backends")
 		w.Value(in.Backends)
 	} else {

@@ -121,7 +121,7 @@ func TestOutputMemoryKeyHasEveryInput(t *testing.T) {
 		{"a value", func(in *Input) *Blueprint { in.Values["tier"] = "silver"; return b }, false},
 		{"a value no longer the tenant's", func(in *Input) *Blueprint { in.Tainted = in.Tainted[1:]; return b }, false},
 		{"the Gateway", func(in *Input) *Blueprint { in.Gateway["spec"] = map[string]any{"x": int64(1)}; return b }, false},
-		{"the route", func(in *Input) *Blueprint { in.HTTPRoute = map[string]any{}; return b }, false},
+		{"the route", func(in *Input) *Blueprint { in.Route = map[string]any{}; return b }, false},
 		{"a live object", func(in *Input) *Blueprint { in.Resources["cm"][0]["status"] = map[string]any{"ready": false}; return b }, false},
 		{"the hostnames", func(in *Input) *Blueprint { in.Hostnames.Attached = []string{"a.example.com"}; return b }, false},
 		{"the namespace", func(in *Input) *Blueprint { in.Namespace = "team-b"; return b }, false},
@@ -163,7 +163,7 @@ func TestOutputMemoryKeyHasEveryInput(t *testing.T) {
 		}
 		m := NewOutputMemory(1 << 20)
 		in := tenantInput("web", map[string]any{})
-		in.HTTPRoute = map[string]any{}
+		in.Route = map[string]any{}
 		g, err := m.RenderGateway(rb, in)
 		if err != nil {
 			t.Fatal(err)

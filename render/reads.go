@@ -54,7 +54,7 @@ func resourcesRead(set *template.Template, topLevel map[string]bool) (entries []
 // topLevel names the templates a render executes itself; the others are defines.
 func topLevel(b *Blueprint) map[string]bool {
 	out := map[string]bool{}
-	for _, c := range slices.Concat(b.gateway, b.route, []*compiled{b.status}) {
+	for _, c := range b.all() {
 		if c != nil {
 			out[c.field] = true
 		}

@@ -50,6 +50,23 @@ type GatewayClassBlueprintSpec struct {
 	// +optional
 	HTTPRouteTemplate *RouteTemplate `json:"httpRouteTemplate,omitempty"`
 
+	// GRPCRouteTemplate is rendered once per GRPCRoute and parent Gateway, as
+	// httpRouteTemplate is per HTTPRoute; its templates read the route as .GRPCRoute (and .Route).
+	// +optional
+	GRPCRouteTemplate *RouteTemplate `json:"grpcRouteTemplate,omitempty"`
+
+	// TLSRouteTemplate is rendered once per TLSRoute and parent Gateway (.TLSRoute, .Route).
+	// +optional
+	TLSRouteTemplate *RouteTemplate `json:"tlsRouteTemplate,omitempty"`
+
+	// TCPRouteTemplate is rendered once per TCPRoute and parent Gateway (.TCPRoute, .Route).
+	// +optional
+	TCPRouteTemplate *RouteTemplate `json:"tcpRouteTemplate,omitempty"`
+
+	// UDPRouteTemplate is rendered once per UDPRoute and parent Gateway (.UDPRoute, .Route).
+	// +optional
+	UDPRouteTemplate *RouteTemplate `json:"udpRouteTemplate,omitempty"`
+
 	// ClusterScopedKinds lists the cluster-scoped kinds this blueprint may produce. Any other
 	// cluster-scoped kind in the output is an error; namespaced objects always land in the
 	// Gateway's (or route's) namespace.
@@ -207,4 +224,60 @@ type ProtocolRouteKinds struct {
 	// +kubebuilder:validation:MaxItems=5
 	// +kubebuilder:validation:items:Enum=HTTPRoute;GRPCRoute;TLSRoute;TCPRoute;UDPRoute
 	Kinds []string `json:"kinds"`
+}
+
+// RouteTemplateField is a per-route template of a blueprint: the route kind it renders for and
+// its field's name in the spec.
+type RouteTemplateField struct {
+	Kind  string
+	Field string
+}
+
+// RouteTemplateFields lists the per-route template fields, in the order of Gateway API's route
+// kinds.
+var RouteTemplateFields = []RouteTemplateField{
+	{"HTTPRoute", "httpRouteTemplate"},
+	{"GRPCRoute", "grpcRouteTemplate"},
+	{"TLSRoute", "tlsRouteTemplate"},
+	{"TCPRoute", "tcpRouteTemplate"},
+	{"UDPRoute", "udpRouteTemplate"},
+}
+
+// RouteTemplateFieldOf is the spec field of the template rendered per route of kind
+// ("tcpRouteTemplate" for TCPRoute); "" for a kind that is no route kind.
+func RouteTemplateFieldOf(kind string) string {
+	for _, f := range RouteTemplateFields {
+		if f.Kind == kind {
+			return f.Field
+		}
+	}
+	return ""
+}
+
+// RouteTemplateFor is the template rendered per route of kind; nil when the blueprint has none
+// (or kind is not a route kind).
+func (s *GatewayClassBlueprintSpec) RouteTemplateFor(kind string) *RouteTemplate {
+	switch kind {
+	case "HTTPRoute":
+		return s.HTTPRouteTemplate
+	case "GRPCRoute":
+		return s.GRPCRouteTemplate
+	case "TLSRoute":
+		return s.TLSRouteTemplate
+	case "TCPRoute":
+		return s.TCPRouteTemplate
+	case "UDPRoute":
+		return s.UDPRouteTemplate
+	}
+	return nil
+}
+
+// HasRouteTemplates reports whether any per-route template renders something.
+func (s *GatewayClassBlueprintSpec) HasRouteTemplates() bool {
+	for _, f := range RouteTemplateFields {
+		if t := s.RouteTemplateFor(f.Kind); t != nil && len(t.ResourceTemplates) > 0 {
+			return true
+		}
+	}
+	return false
 }

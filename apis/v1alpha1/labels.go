@@ -1,5 +1,7 @@
 package v1alpha1
 
+import "strings"
+
 // Labels and annotations on the objects Gantry renders.
 const (
 	// LabelGatewayName is Gateway API's well-known label naming the Gateway an object belongs
@@ -18,7 +20,8 @@ const (
 	// AnnotationOwnerUID is the UID of the Gateway a cluster-scoped object was rendered for.
 	// Tenants cannot write cluster-scoped objects; whoever can is trusted with the cluster.
 	AnnotationOwnerUID = "gateway.gantry.dev/owner-uid"
-	// LabelHTTPRoute names the HTTPRoute a route template rendered an object for.
+	// LabelHTTPRoute names the HTTPRoute a route template rendered an object for; RouteLabel
+	// gives the label of every route kind (gateway.gantry.dev/grpcroute-name, …).
 	LabelHTTPRoute = "gateway.gantry.dev/httproute-name"
 	// AnnotationRenderHash is a hash of the object as last rendered. Apply is skipped when the
 	// live object already holds the render; the hash makes a render that dropped a field differ
@@ -28,3 +31,18 @@ const (
 	// longer renders it.
 	AnnotationKeep = "gateway.gantry.dev/keep"
 )
+
+// RouteLabel is the label naming the route of kind (HTTPRoute, GRPCRoute, …) that a route
+// template rendered an object for: gateway.gantry.dev/<kind in lower case>-name.
+func RouteLabel(kind string) string { return "gateway.gantry.dev/" + strings.ToLower(kind) + "-name" }
+
+// RouteOfLabels reads which route (kind and label value of its name) a rendered object was
+// rendered for; ok is false for an object of the Gateway's own templates.
+func RouteOfLabels(labels map[string]string) (kind, name string, ok bool) {
+	for _, f := range RouteTemplateFields {
+		if v := labels[RouteLabel(f.Kind)]; v != "" {
+			return f.Kind, v, true
+		}
+	}
+	return "", "", false
+}

@@ -58,9 +58,10 @@ type GatewayConfig struct {
 
 // GatewayConfigSpec targets a Gateway, an HTTPRoute or a Namespace and carries values.
 //
-// +kubebuilder:validation:XValidation:rule="(self.targetRef.group == 'gateway.networking.k8s.io' && (self.targetRef.kind == 'Gateway' || self.targetRef.kind == 'HTTPRoute')) || (size(self.targetRef.group) == 0 && self.targetRef.kind == 'Namespace')",message="a GatewayConfig may target only a Gateway or an HTTPRoute (group gateway.networking.k8s.io) or a Namespace (group \"\")"
+// +kubebuilder:validation:XValidation:rule="(self.targetRef.group == 'gateway.networking.k8s.io' && self.targetRef.kind in ['Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute']) || (size(self.targetRef.group) == 0 && self.targetRef.kind == 'Namespace')",message="a GatewayConfig may target only a Gateway or a route (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute; group gateway.networking.k8s.io) or a Namespace (group \"\")"
 type GatewayConfigSpec struct {
-	// TargetRef is the Gateway, HTTPRoute or Namespace these values are for.
+	// TargetRef is the Gateway, route (of any Gateway API route kind) or Namespace these values
+	// are for.
 	TargetRef    PolicyTargetReference `json:"targetRef"`
 	PolicyValues `json:",inline"`
 }

@@ -217,7 +217,7 @@ func (o *diffOptions) diffGateway(ctx context.Context, live *liveCluster, set *m
 		d.Error = renderErr.Error()
 		return d, nil
 	}
-	objs, err := controllers.ToApply(gw, in.Routes, res.Objects)
+	objs, err := controllers.ToApply(gw, desired.AllRoutes(in.Routes, in.OtherRoutes), res.Objects)
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func newExplainCommand(stdout io.Writer) *cobra.Command {
 	o := &explainOptions{}
 	cmd := &cobra.Command{
 		Use:   "explain gateway|policy|route NAMESPACE/NAME (or NAME -n NAMESPACE)",
-		Short: "Explain, from the cluster, a Gateway, a policy or an HTTPRoute",
+		Short: "Explain, from the cluster, a Gateway, a policy or a route",
 		Long: `Explain reads one object and what it depends on from the cluster (only reading, and only what
 that object needs: no list of every Gateway or policy) and prints:
 
@@ -274,12 +274,17 @@ func (o *explainOptions) route(ctx context.Context, c client.Client, key types.N
 				fmt.Fprintf(w, "The route's objects cannot be rendered: %v\n", r.Err)
 			}
 		}
-		if kind != desired.KindHTTPRoute {
-			continue // nothing is rendered per route of the other kinds: the Gateway's templates read them in .Routes
+		if in.Blueprint == nil || in.Blueprint.Spec.RouteTemplateFor(kind) == nil {
+			// Nothing is rendered per route of this kind; the Gateway's templates may read it
+			// in .Routes.
+			if in.Blueprint != nil {
+				fmt.Fprintf(w, "\nRendered objects on Gateway %s: none (blueprint %s has no %s)\n", gwKey, in.Blueprint.Name, v1alpha1.RouteTemplateFieldOf(kind))
+			}
+			continue
 		}
 		var objs []*unstructured.Unstructured
 		for _, u := range set.Owned(gw) {
-			if u.GetLabels()[v1alpha1.LabelHTTPRoute] == desired.LabelValue(key.Name) && (u.GetNamespace() == key.Namespace || u.GetNamespace() == "") {
+			if u.GetLabels()[v1alpha1.RouteLabel(kind)] == desired.LabelValue(key.Name) && (u.GetNamespace() == key.Namespace || u.GetNamespace() == "") {
 				objs = append(objs, u)
 			}
 		}

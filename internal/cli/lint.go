@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
@@ -25,7 +26,7 @@ func newLintCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Long: `Lint checks every GatewayClassBlueprint in the inputs without a Gateway of its own: every
 template parses; the default values meet the blueprint's valuesSchema; and the templates render
 for a synthetic Gateway with one listener of each protocol the blueprint serves (and, with an
-httpRouteTemplate, a synthetic HTTPRoute attached to it), with the default values. A template
+route templates, a synthetic route of each kind attached to it), with the default values. A template
 that waits for a live object (.Resources) is reported as waiting, not as failing.
 
 Values a blueprint leaves to the platform (a required cloud account, a class name) are given as
@@ -85,9 +86,23 @@ func lintBlueprint(stdout, stderr io.Writer, bp *v1alpha1.GatewayClassBlueprint,
 		gw.Spec.Listeners = append(gw.Spec.Listeners, l)
 	}
 	in := &desired.Input{Gateway: gw, Class: class, Blueprint: bp, CommandLine: cmdline}
-	if bp.Spec.HTTPRouteTemplate != nil {
-		in.Routes = []*gwv1.HTTPRoute{{ObjectMeta: metav1.ObjectMeta{Namespace: "lint", Name: "lint-route"},
-			Spec: gwv1.HTTPRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: []gwv1.ParentReference{{Name: "lint-gateway"}}}}}}
+	// A synthetic route of each kind the blueprint has a template for, on the first listener
+	// that accepts that kind.
+	for _, f := range v1alpha1.RouteTemplateFields {
+		if bp.Spec.RouteTemplateFor(f.Kind) == nil {
+			continue
+		}
+		i := slices.IndexFunc(gw.Spec.Listeners, func(l gwv1.Listener) bool { return slices.Contains(desired.KindsFor(bp, l.Protocol), f.Kind) })
+		if i < 0 {
+			fmt.Fprintf(stderr, "Warning: blueprint %s: %s never renders: no listener protocol of the blueprint (%s) accepts %ss\n", bp.Name, f.Field, protocols(gw), f.Kind)
+			continue
+		}
+		route := syntheticRoute(f.Kind, gw.Spec.Listeners[i].Name)
+		if r, ok := route.(*gwv1.HTTPRoute); ok {
+			in.Routes = append(in.Routes, r)
+		} else {
+			in.OtherRoutes = append(in.OtherRoutes, route)
+		}
 	}
 	res, err := desired.Gateway(in)
 	if err != nil {
@@ -121,4 +136,25 @@ func protocols(gw *gwv1.Gateway) string {
 		out = append(out, string(l.Protocol))
 	}
 	return strings.Join(out, ", ")
+}
+
+// syntheticRoute is a route of kind for lint: attached to the lint Gateway's listener, with one
+// rule sending to one Service, as the route kinds that require a backendRef must have.
+func syntheticRoute(kind string, listener gwv1.SectionName) client.Object {
+	meta := metav1.ObjectMeta{Namespace: "lint", Name: "lint-" + strings.ToLower(kind)}
+	common := gwv1.CommonRouteSpec{ParentRefs: []gwv1.ParentReference{{Name: "lint-gateway", SectionName: &listener}}}
+	ref := gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{Name: "lint-backend", Port: new(gwv1.PortNumber(8080))}}
+	switch kind {
+	case desired.KindHTTPRoute:
+		return &gwv1.HTTPRoute{ObjectMeta: meta, Spec: gwv1.HTTPRouteSpec{CommonRouteSpec: common, Rules: []gwv1.HTTPRouteRule{{BackendRefs: []gwv1.HTTPBackendRef{{BackendRef: ref}}}}}}
+	case desired.KindGRPCRoute:
+		return &gwv1.GRPCRoute{ObjectMeta: meta, Spec: gwv1.GRPCRouteSpec{CommonRouteSpec: common, Rules: []gwv1.GRPCRouteRule{{BackendRefs: []gwv1.GRPCBackendRef{{BackendRef: ref}}}}}}
+	case desired.KindTLSRoute:
+		return &gwv1.TLSRoute{ObjectMeta: meta, Spec: gwv1.TLSRouteSpec{CommonRouteSpec: common, Rules: []gwv1.TLSRouteRule{{BackendRefs: []gwv1.BackendRef{ref}}}}}
+	case desired.KindTCPRoute:
+		return &gwv1.TCPRoute{ObjectMeta: meta, Spec: gwv1.TCPRouteSpec{CommonRouteSpec: common, Rules: []gwv1.TCPRouteRule{{BackendRefs: []gwv1.BackendRef{ref}}}}}
+	case desired.KindUDPRoute:
+		return &gwv1.UDPRoute{ObjectMeta: meta, Spec: gwv1.UDPRouteSpec{CommonRouteSpec: common, Rules: []gwv1.UDPRouteRule{{BackendRefs: []gwv1.BackendRef{ref}}}}}
+	}
+	return nil
 }

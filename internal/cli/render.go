@@ -47,7 +47,7 @@ func newRenderCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command 
 	cmd := &cobra.Command{
 		Use:   "render [FILE|FOLDER|-]...",
 		Short: "Render Gateways offline, and show which policy decided each value",
-		Long: `Render reads manifests (blueprints, GatewayClasses, Gateways, HTTPRoutes, GatewayClassConfigs,
+		Long: `Render reads manifests (blueprints, GatewayClasses, Gateways, routes of every kind, GatewayClassConfigs,
 GatewayConfigs, Namespaces) from files, folders or "-" for stdin, and prints what each Gateway of a
 Gantry class would get — the same computation the controller runs.
 
@@ -56,7 +56,7 @@ the object that set it, the stanza, the level and what it shadowed, then what be
 --values and --set add a layer above every policy, labelled "command line".
 
 --cluster reads the inputs from a cluster instead (only reading): its GatewayClasses, blueprints,
-policies, Gateways, HTTPRoutes, namespaces and the objects Gantry rendered there. Files given
+policies, Gateways, routes, namespaces and the objects Gantry rendered there. Files given
 then replace the cluster's objects of the same kind, namespace and name, or add to them, so that
 an edit can be previewed against every live Gateway before it is applied.`,
 		Example: `  gantry render samples/defaults-vs-overrides
@@ -327,7 +327,7 @@ func (o *renderOptions) printObjects(w io.Writer, results []rendered) error {
 		}
 		for _, route := range r.res.Routes {
 			for _, p := range route.Pending {
-				fmt.Fprintf(w, "# Pending (HTTPRoute %s): %s\n", route.NamespacedName, p)
+				fmt.Fprintf(w, "# Pending (%s %s): %s\n", route.Kind, route.NamespacedName, p)
 			}
 		}
 		for _, a := range r.res.Addresses {
@@ -348,8 +348,8 @@ func (o *renderOptions) printObjects(w io.Writer, results []rendered) error {
 }
 
 func source(r rendered, obj desired.Object) string {
-	if obj.Owner.Kind == "HTTPRoute" {
-		return fmt.Sprintf("%s/httpRouteTemplate/%s (HTTPRoute %s)", r.in.Blueprint.Name, obj.Template, obj.Owner.NamespacedName)
+	if obj.Owner.Kind != "Gateway" {
+		return fmt.Sprintf("%s/%s/%s (%s %s)", r.in.Blueprint.Name, v1alpha1.RouteTemplateFieldOf(obj.Owner.Kind), obj.Template, obj.Owner.Kind, obj.Owner.NamespacedName)
 	}
 	return fmt.Sprintf("%s/gatewayTemplate/%s", r.in.Blueprint.Name, obj.Template)
 }
@@ -362,8 +362,8 @@ func (o *renderOptions) writeDir(stdout io.Writer, r rendered) error {
 			continue
 		}
 		dir := filepath.Join(o.outputDir, r.gw.Namespace, r.gw.Name)
-		if obj.Owner.Kind == "HTTPRoute" {
-			dir = filepath.Join(dir, "httproutes", obj.Owner.Namespace, obj.Owner.Name)
+		if obj.Owner.Kind != "Gateway" { // httproutes/, grpcroutes/, …
+			dir = filepath.Join(dir, strings.ToLower(obj.Owner.Kind)+"s", obj.Owner.Namespace, obj.Owner.Name)
 		}
 		path := filepath.Join(dir, obj.Template+".yaml")
 		b, err := yaml.Marshal(obj.Object)
@@ -393,7 +393,7 @@ func (o *renderOptions) printValues(w io.Writer, set *manifests.Set, r rendered)
 	o.printValueSet(w, title, set.ExplainTargets(r.res.Values))
 	for _, route := range r.res.Routes {
 		if route.Values != nil {
-			o.printValueSet(w, fmt.Sprintf("HTTPRoute %s on %s", route.NamespacedName, types.NamespacedName{Namespace: r.gw.Namespace, Name: r.gw.Name}), set.ExplainTargets(route.Values))
+			o.printValueSet(w, fmt.Sprintf("%s %s on %s", route.Kind, route.NamespacedName, types.NamespacedName{Namespace: r.gw.Namespace, Name: r.gw.Name}), set.ExplainTargets(route.Values))
 		}
 	}
 }
@@ -482,9 +482,11 @@ func (o *renderOptions) checkShowOnly(set *manifests.Set, gateways []*gwv1.Gatew
 		for k := range in.Blueprint.Spec.GatewayTemplate.ResourceTemplates {
 			known[k] = true
 		}
-		if rt := in.Blueprint.Spec.HTTPRouteTemplate; rt != nil {
-			for k := range rt.ResourceTemplates {
-				known[k] = true
+		for _, f := range v1alpha1.RouteTemplateFields {
+			if rt := in.Blueprint.Spec.RouteTemplateFor(f.Kind); rt != nil {
+				for k := range rt.ResourceTemplates {
+					known[k] = true
+				}
 			}
 		}
 	}

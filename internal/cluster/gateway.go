@@ -31,7 +31,7 @@ import (
 func ReadGateway(ctx context.Context, c client.Client, key types.NamespacedName, controllerNamespace string) (*manifests.Set, error) {
 	set := manifests.NewSet()
 	set.Proof = func(gw *gwv1.Gateway, o *unstructured.Unstructured) bool {
-		return controllers.Proves(gw, set.Routes, o)
+		return controllers.Proves(gw, desired.AllRoutes(set.Routes, set.OtherRoutes), o)
 	}
 	gw := &gwv1.Gateway{}
 	if err := c.Get(ctx, key, gw); err != nil {

@@ -27,7 +27,7 @@ import (
 func Read(ctx context.Context, c client.Client, namespace string) (*manifests.Set, error) {
 	set := manifests.NewSet()
 	set.Proof = func(gw *gwv1.Gateway, o *unstructured.Unstructured) bool {
-		return controllers.Proves(gw, set.Routes, o)
+		return controllers.Proves(gw, desired.AllRoutes(set.Routes, set.OtherRoutes), o)
 	}
 	bps := &v1alpha1.GatewayClassBlueprintList{}
 	classes := &gwv1.GatewayClassList{}
