@@ -49,7 +49,7 @@ type Blueprint struct {
 	root *template.Template
 	// strict is the template set parsed again for the strict render of templates that read
 	// .Resources (see execution.strictPending); nil when none does.
-	strict        *template.Template
+	strict  *template.Template
 	gateway []*compiled
 	// routes are the per-route templates of each route kind that has any.
 	routes        map[string][]*compiled
