@@ -96,9 +96,9 @@ func (c *contributions) record(gw types.NamespacedName, in *desired.Input) {
 			seen[contributionKey("ListenerSet", ls)] = ls.Generation
 		}
 	}
-	for _, rt := range in.Routes {
-		if _, apart := in.SetApart[rt.Namespace]; !apart {
-			seen[contributionKey("HTTPRoute", rt)] = rt.Generation
+	for _, rt := range desired.AllRoutes(in.Routes, in.OtherRoutes) {
+		if _, apart := in.SetApart[rt.GetNamespace()]; !apart {
+			seen[contributionKey(desired.RouteKindOf(rt), rt)] = rt.GetGeneration()
 		}
 	}
 	c.mu.Lock()
@@ -136,8 +136,8 @@ func (c *contributions) suspects(gw types.NamespacedName, in *desired.Input, can
 	for _, ls := range in.ListenerSets {
 		note("ListenerSet", ls, ls.Generation)
 	}
-	for _, rt := range in.Routes {
-		note("HTTPRoute", rt, rt.Generation)
+	for _, rt := range desired.AllRoutes(in.Routes, in.OtherRoutes) {
+		note(desired.RouteKindOf(rt), rt, rt.GetGeneration())
 	}
 	out := slices.Clone(cands)
 	slices.SortStableFunc(out, func(a, b string) int {

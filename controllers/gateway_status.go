@@ -144,7 +144,7 @@ func pendingSummary(res *desired.Result) string {
 	}
 	for _, r := range res.Routes {
 		for _, p := range r.Pending {
-			parts = append(parts, fmt.Sprintf("HTTPRoute %s: %s", r.NamespacedName, p))
+			parts = append(parts, fmt.Sprintf("%s %s: %s", r.Kind, r.NamespacedName, p))
 		}
 	}
 	return strings.Join(parts, "; ")

@@ -37,6 +37,9 @@ type ownerProof struct {
 	uid types.UID
 	// route returns the UID of a live route of kind, or false when there is none.
 	route func(kind, ns, name string) (types.UID, bool)
+	// served reports whether the API server serves a route kind; nil: every kind. An owner
+	// reference to a kind it does not serve proves nothing (no route of it can be read).
+	served func(kind string) bool
 }
 
 var gatewayGroup = schema.GroupVersion{Group: gwv1.GroupName}.Group
@@ -63,6 +66,9 @@ func (p ownerProof) proves(o client.Object) bool {
 	case "Gateway":
 		return o.GetNamespace() == p.gw.Namespace && ref.Name == p.gw.Name && (p.uid == "" || ref.UID == p.uid)
 	case desired.KindHTTPRoute, desired.KindGRPCRoute, desired.KindTLSRoute, desired.KindTCPRoute, desired.KindUDPRoute:
+		if p.served != nil && !p.served(ref.Kind) {
+			return false
+		}
 		uid, ok := p.route(ref.Kind, o.GetNamespace(), ref.Name)
 		return !ok || uid == ref.UID
 	}
@@ -71,11 +77,9 @@ func (p ownerProof) proves(o client.Object) bool {
 
 // proof is the ownerProof of a Gateway (uid "" when it is gone).
 func (r *GatewayReconciler) proof(ctx context.Context, gw types.NamespacedName, uid types.UID) ownerProof {
-	return ownerProof{gw: gw, uid: uid, route: func(kind, ns, name string) (types.UID, bool) {
+	served := func(kind string) bool { return servedRoute(r.routeKinds, kind) != nil }
+	return ownerProof{gw: gw, uid: uid, served: served, route: func(kind, ns, name string) (types.UID, bool) {
 		route := servedRoute(r.routeKinds, kind)
-		if route == nil {
-			return "", false // a kind the API server does not serve has no route to compare with
-		}
 		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, route); err != nil {
 			// Not found, or not readable: no route to compare with. A read error other than
 			// not-found is the cache's, and rare; the object then counts as an orphan's.

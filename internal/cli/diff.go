@@ -393,7 +393,7 @@ func policyChanges(before, after *desired.Result) []policyChange {
 		for _, r := range res.Routes {
 			if r.Values != nil {
 				for _, o := range r.Values.Outcomes {
-					m[key{r.NamespacedName.String(), o.Ref}] = o.State
+					m[key{r.Kind + " " + r.NamespacedName.String(), o.Ref}] = o.State
 				}
 			}
 		}

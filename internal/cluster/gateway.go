@@ -245,8 +245,8 @@ func renderedBy(ctx context.Context, c client.Client, bp *v1alpha1.GatewayClassB
 // refer into.
 func backends(ctx context.Context, c client.Client, set *manifests.Set) error {
 	grantNS := map[string]bool{}
-	for _, r := range set.Routes {
-		for _, key := range desired.BackendServiceKeys(r) {
+	for _, r := range desired.AllRoutes(set.Routes, set.OtherRoutes) {
+		for _, key := range desired.RouteBackendServiceKeys(r) {
 			if _, seen := set.Services[key]; seen {
 				continue
 			}
@@ -261,7 +261,7 @@ func backends(ctx context.Context, c client.Client, set *manifests.Set) error {
 			}
 			set.Services[key] = err == nil
 		}
-		maps.Copy(grantNS, desired.BackendNamespaces(r))
+		maps.Copy(grantNS, desired.RouteBackendNamespaces(r))
 	}
 	for _, ns := range slices.Sorted(maps.Keys(grantNS)) {
 		l := &gwv1beta1.ReferenceGrantList{}
