@@ -55,6 +55,9 @@ type Set struct {
 	// controller's ownership proof, for objects read from a cluster, where labels and the owner
 	// annotation are only a claim a tenant can write.
 	Proof func(gw *gwv1.Gateway, o *unstructured.Unstructured) bool
+	// Unseen names what a read from a cluster could not see because the user may not read it
+	// ("GatewayClassConfigs in gantry-system"): what it holds is missing from the set.
+	Unseen []string
 
 	mu       sync.Mutex
 	compiled map[string]*render.Blueprint

@@ -32,6 +32,7 @@ func (s *Set) With(local *Set) *Set {
 		Services:            maps.Clone(s.Services),
 		ReferenceGrants:     slices.Clone(s.ReferenceGrants),
 		Proof:               s.Proof,
+		Unseen:              slices.Clone(s.Unseen),
 	}
 	for name, bp := range local.Blueprints {
 		if old := out.Blueprints[name]; old != nil {

@@ -3,7 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -92,4 +95,20 @@ func (l *liveCluster) isNamespaced(gvk schema.GroupVersionKind) (bool, error) {
 		return false, fmt.Errorf("kind %s is not served by the API server (is its CRD installed?)", gvk)
 	}
 	return m.Scope.Name() == meta.RESTScopeNameNamespace, nil
+}
+
+// unseenNote says what a read could not see with the user's rights, or "" when it saw all.
+func unseenNote(set *manifests.Set) string {
+	if len(set.Unseen) == 0 {
+		return ""
+	}
+	return "not readable with your rights (forbidden), so not taken into account: " + strings.Join(slices.Compact(slices.Sorted(slices.Values(set.Unseen))), "; ") +
+		". Values set by policies you cannot read are missing (docs/tenants.md says which role reads what)"
+}
+
+// warnUnseen prints unseenNote on w, as a note.
+func warnUnseen(w io.Writer, set *manifests.Set) {
+	if n := unseenNote(set); n != "" {
+		fmt.Fprintf(w, "Note: %s\n", n)
+	}
 }

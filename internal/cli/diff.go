@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -98,7 +99,11 @@ type gatewayDiff struct {
 	Prune    []objectChange `json:"prune,omitempty"`
 	Conflict []objectChange `json:"conflict,omitempty"`
 	// Status is a unified diff of the Gateway's status (conditions without timestamps).
-	Status   string         `json:"status,omitempty"`
+	Status string `json:"status,omitempty"`
+	// Partial says that some inputs were not readable with the user's rights: objects are then
+	// compared between the render of the cluster's inputs and that with the local files (both
+	// without what could not be read), not with the live objects, and the status is not shown.
+	Partial  string         `json:"partial,omitempty"`
 	Policies []policyChange `json:"policies,omitempty"`
 	// Contributions are the routes and ListenerSets whose outcome on this Gateway would
 	// change (accepted, rendered, set apart), as their status would say it.
@@ -118,7 +123,7 @@ type objectChange struct {
 
 type policyChange struct {
 	Policy string `json:"policy"`
-	// Route is set for an outcome in a route's chain.
+	// Route is set for an outcome in a route's chain: the route's kind and namespace/name.
 	Route string `json:"route,omitempty"`
 	From  string `json:"from"`
 	To    string `json:"to"`
@@ -128,7 +133,7 @@ func (d *gatewayDiff) empty() bool {
 	return d.Error == "" && len(d.Create)+len(d.Update)+len(d.Prune)+len(d.Conflict)+len(d.Policies)+len(d.Contributions) == 0 && d.Status == ""
 }
 
-func (o *diffOptions) run(ctx context.Context, args []string, stdin io.Reader, stdout, _ io.Writer) error {
+func (o *diffOptions) run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if o.output != "text" && o.output != "json" {
 		return usagef("--output must be text or json, not %q", o.output)
 	}
@@ -149,6 +154,7 @@ func (o *diffOptions) run(ctx context.Context, args []string, stdin io.Reader, s
 	if err != nil {
 		return err
 	}
+	warnUnseen(stderr, live.set)
 	set := live.set.With(local)
 	gateways, err := selectGateways(set, o.gateways, live)
 	if err != nil {
@@ -204,6 +210,11 @@ func (o *diffOptions) diffGateway(ctx context.Context, live *liveCluster, set *m
 	}
 	d.Policies = policyChanges(before, res)
 	d.Contributions = contributionChanges(before, res, renderErr)
+	if len(live.set.Unseen) > 0 {
+		// Routes of both renders, to name each route's objects' owner.
+		routes := slices.Concat(desired.AllRoutes(in.Routes, in.OtherRoutes), desired.AllRoutes(live.set.Routes, live.set.OtherRoutes))
+		return o.partialDiff(d, gw, routes, before, res, renderErr)
+	}
 
 	// Status: what the controller would write, against what is live. Not the local file's:
 	// a file has none, or the CRD's defaults ("Waiting for controller"), which would make a
@@ -263,6 +274,56 @@ func (o *diffOptions) diffGateway(ctx context.Context, live *liveCluster, set *m
 	}
 	for _, u := range controllers.ToPrune(in, res, objs, owned) {
 		d.Prune = append(d.Prune, objectChange{Object: describe(u)})
+	}
+	return d, nil
+}
+
+// partialDiff compares, for a user who may not read all of the Gateway's inputs, the render of
+// the cluster's inputs as they can read them with the render with the local files laid over:
+// what the local files change. Against the live objects, whatever the unread inputs set would
+// show as a change. No dry-run either: it needs the right to write each object.
+func (o *diffOptions) partialDiff(d *gatewayDiff, gw *gwv1.Gateway, routes []client.Object, before, after *desired.Result, afterErr error) (*gatewayDiff, error) {
+	d.Partial = "some inputs are not readable with your rights; objects are compared between the render without and with the local files, not with the live objects, and the status is not shown"
+	if afterErr != nil {
+		d.Error = afterErr.Error()
+		return d, nil
+	}
+	objects := func(res *desired.Result) (map[string]*unstructured.Unstructured, []string, error) {
+		out := map[string]*unstructured.Unstructured{}
+		if res == nil {
+			return out, nil, nil
+		}
+		objs, err := controllers.ToApply(gw, routes, res.Objects)
+		if err != nil {
+			return nil, nil, err
+		}
+		var order []string
+		for _, u := range objs {
+			name := describe(u)
+			out[name] = u
+			order = append(order, name)
+		}
+		return out, order, nil
+	}
+	was, _, err := objects(before)
+	if err != nil {
+		return nil, err
+	}
+	now, order, err := objects(after)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range order {
+		if old, ok := was[name]; !ok {
+			d.Create = append(d.Create, objectChange{Object: name, Diff: added(comparable(now[name]))})
+		} else if diff := unifiedAs(name, "cluster's inputs", "with the local files", comparable(old), comparable(now[name])); diff != "" {
+			d.Update = append(d.Update, objectChange{Object: name, Diff: diff})
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(was)) {
+		if _, ok := now[name]; !ok {
+			d.Prune = append(d.Prune, objectChange{Object: name})
+		}
 	}
 	return d, nil
 }
@@ -349,13 +410,16 @@ func dropTimestamps(v any) {
 }
 
 // unified is a unified diff of two texts, "" when they are equal.
-func unified(name, a, b string) string {
+func unified(name, a, b string) string { return unifiedAs(name, "live", "after apply", a, b) }
+
+// unifiedAs is unified with the two sides named.
+func unifiedAs(name, from, to, a, b string) string {
 	if a == b {
 		return ""
 	}
 	s, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
 		A: difflib.SplitLines(a), B: difflib.SplitLines(b),
-		FromFile: name + " (live)", ToFile: name + " (after apply)", Context: 3,
+		FromFile: name + " (" + from + ")", ToFile: name + " (" + to + ")", Context: 3,
 	})
 	if err != nil {
 		return err.Error()
@@ -488,6 +552,9 @@ func orNone(s precedence.State) precedence.State {
 
 func printDiff(w io.Writer, d *gatewayDiff) {
 	fmt.Fprintf(w, "# Gateway %s\n", d.Gateway)
+	if d.Partial != "" {
+		fmt.Fprintf(w, "# partial: %s\n", d.Partial)
+	}
 	if d.Error != "" {
 		for _, l := range strings.Split(d.Error, "\n") {
 			fmt.Fprintf(w, "! cannot render, nothing would be applied or pruned: %s\n", l)
@@ -514,7 +581,7 @@ func printDiff(w io.Writer, d *gatewayDiff) {
 	for _, p := range d.Policies {
 		where := ""
 		if p.Route != "" {
-			where = " for HTTPRoute " + p.Route
+			where = " for " + p.Route
 		}
 		fmt.Fprintf(w, "~ policy %s%s: %s -> %s\n", p.Policy, where, p.From, p.To)
 	}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	"sigs.k8s.io/yaml"
 
 	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/desired"
@@ -36,8 +40,8 @@ type explainOptions struct {
 func newExplainCommand(stdout io.Writer) *cobra.Command {
 	o := &explainOptions{}
 	cmd := &cobra.Command{
-		Use:   "explain gateway|policy|route NAMESPACE/NAME (or NAME -n NAMESPACE)",
-		Short: "Explain, from the cluster, a Gateway, a policy or a route",
+		Use:   "explain gateway|policy|route NAMESPACE/NAME (or NAME -n NAMESPACE) | class NAME",
+		Short: "Explain, from the cluster, a Gateway, a policy, a route or a class",
 		Long: `Explain reads one object and what it depends on from the cluster (only reading, and only what
 that object needs: no list of every Gateway or policy) and prints:
 
@@ -45,7 +49,10 @@ that object needs: no list of every Gateway or policy) and prints:
             with the policy that set each one and what it shadowed, every policy that reaches
             it with its level and outcome, and its rendered objects with their readiness;
   policy    its target and, per Gateway it reaches, its outcome there (its GEP-713 status);
-  route     its parents and conditions and, per Gantry Gateway, its effective values and objects.`,
+  route     its parents and conditions and, per Gantry Gateway, its effective values and objects;
+  class     a GatewayClass: its blueprint, what its Gateways may use (listener protocols, route
+            kinds, route templates), the values schema and the blueprint's defaults and
+            overrides, as helm show values shows a chart's values.`,
 	}
 	pf := cmd.PersistentFlags()
 	o.cluster.addConfigFlags(pf)
@@ -87,7 +94,102 @@ that object needs: no list of every Gateway or policy) and prints:
 			},
 		})
 	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "class NAME",
+		Short: "Explain a GatewayClass: its blueprint, values schema, defaults and overrides",
+		Args:  cobra.ExactArgs(1),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			live, err := o.cluster.connect()
+			if err != nil {
+				return err
+			}
+			return o.class(cmd.Context(), live, args[0], stdout)
+		},
+	})
 	return cmd
+}
+
+// class explains a GatewayClass from what a tenant needs to use it: the blueprint's values
+// schema and its own values (defaults, then overrides, which no policy beats).
+func (o *explainOptions) class(ctx context.Context, c client.Client, name string, w io.Writer) error {
+	class := &gwv1.GatewayClass{}
+	if err := c.Get(ctx, client.ObjectKey{Name: name}, class); err != nil {
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("GatewayClass %s not found", name)
+		}
+		return fmt.Errorf("get GatewayClass %s: %w", name, err)
+	}
+	fmt.Fprintf(w, "GatewayClass %s\n", name)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "Controller:\t%s\n", class.Spec.ControllerName)
+	if class.Spec.ControllerName != v1alpha1.ControllerName {
+		tw.Flush()
+		fmt.Fprintf(w, "(not Gantry's class)\n")
+		return nil
+	}
+	bpName, err := desired.BlueprintName(class)
+	if err != nil {
+		fmt.Fprintf(tw, "Blueprint:\t(%v)\n", err)
+		tw.Flush()
+		return nil
+	}
+	bp := &v1alpha1.GatewayClassBlueprint{}
+	switch err := c.Get(ctx, client.ObjectKey{Name: bpName}, bp); {
+	case apierrors.IsNotFound(err):
+		fmt.Fprintf(tw, "Blueprint:\t%s (does not exist)\n", bpName)
+		tw.Flush()
+		return nil
+	case apierrors.IsForbidden(err):
+		fmt.Fprintf(tw, "Blueprint:\t%s (not readable with your rights: the chart's gantry-blueprint-reader role reads blueprints)\n", bpName)
+		tw.Flush()
+		return nil
+	case err != nil:
+		return fmt.Errorf("get GatewayClassBlueprint %s: %w", bpName, err)
+	}
+	fmt.Fprintf(tw, "Blueprint:\t%s\n", bpName)
+	if c := findCondition(class.Status.Conditions, string(gwv1.GatewayClassConditionStatusAccepted)); c != nil {
+		fmt.Fprintf(tw, "Accepted:\t%s %s: %s\n", c.Status, c.Reason, c.Message)
+	}
+	var protocols, kinds []string
+	for _, p := range desired.ListenerProtocols(bp) {
+		protocols = append(protocols, string(p))
+		kinds = append(kinds, fmt.Sprintf("%s: %s", p, strings.Join(desired.KindsFor(bp, p), ", ")))
+	}
+	fmt.Fprintf(tw, "Listener protocols:\t%s\n", strings.Join(protocols, ", "))
+	fmt.Fprintf(tw, "Route kinds:\t%s\n", strings.Join(kinds, "; "))
+	var templates []string
+	for _, f := range v1alpha1.RouteTemplateFields {
+		if rt := bp.Spec.RouteTemplateFor(f.Kind); rt != nil && len(rt.ResourceTemplates) > 0 {
+			templates = append(templates, fmt.Sprintf("%s (%s)", f.Field, strings.Join(slices.Sorted(maps.Keys(rt.ResourceTemplates)), ", ")))
+		}
+	}
+	fmt.Fprintf(tw, "Route templates:\t%s\n", orDash(strings.Join(templates, "; ")))
+	tw.Flush()
+	for _, part := range []struct {
+		title string
+		raw   *apiextensionsv1.JSON
+	}{
+		{"Values schema (valuesSchema)", bp.Spec.ValuesSchema},
+		{"Default values (values.default: your GatewayConfigs' defaults and overrides beat them)", bp.Spec.Values.Default},
+		{"Override values (values.override: nothing beats them)", bp.Spec.Values.Override},
+	} {
+		fmt.Fprintf(w, "\n%s:\n", part.title)
+		if part.raw == nil || len(part.raw.Raw) == 0 {
+			fmt.Fprintln(w, "  (none)")
+			continue
+		}
+		b, err := yaml.JSONToYAML(part.raw.Raw)
+		if err != nil {
+			return fmt.Errorf("blueprint %s: %s: %w", bpName, part.title, err)
+		}
+		for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+	}
+	return nil
 }
 
 func (o *explainOptions) gateway(ctx context.Context, c client.Client, key types.NamespacedName, w io.Writer) error {
@@ -103,6 +205,8 @@ func (o *explainOptions) gateway(ctx context.Context, c client.Client, key types
 	bp := "(none)"
 	if in.Blueprint != nil {
 		bp = in.Blueprint.Name
+	} else if name, err := blueprintNameOf(in.Class); err == nil && slices.Contains(set.Unseen, "GatewayClassBlueprint "+name) {
+		bp = name + " (not readable with your rights)"
 	} else if in.Class != nil && in.Class.Spec.ControllerName != v1alpha1.ControllerName {
 		bp = fmt.Sprintf("(the class is controller %s's, not Gantry's)", in.Class.Spec.ControllerName)
 	}
@@ -146,6 +250,9 @@ func (o *explainOptions) gateway(ctx context.Context, c client.Client, key types
 	}
 	fmt.Fprintln(w, "\nRendered objects:")
 	writeObjects(w, set.Owned(gw))
+	if n := unseenNote(set); n != "" {
+		fmt.Fprintf(w, "\nNot seen: %s.\n", n)
+	}
 	return nil
 }
 
@@ -379,4 +486,12 @@ func couldApply(v *precedence.Result, set *manifests.Set, gw *gwv1.Gateway) *pre
 		return false
 	})
 	return &out
+}
+
+// blueprintNameOf is desired.BlueprintName of a class that may be missing.
+func blueprintNameOf(class *gwv1.GatewayClass) (string, error) {
+	if class == nil {
+		return "", fmt.Errorf("no GatewayClass")
+	}
+	return desired.BlueprintName(class)
 }

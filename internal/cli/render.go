@@ -125,6 +125,7 @@ func (o *renderOptions) run(ctx context.Context, args []string, stdin io.Reader,
 		if live, err = o.cluster.read(ctx, len(o.gateways) > 0); err != nil {
 			return err
 		}
+		warnUnseen(stderr, live.set)
 		set = live.set.With(set)
 	}
 	gateways, err := selectGateways(set, o.gateways, live)

@@ -42,23 +42,22 @@ func ReadGateway(ctx context.Context, c client.Client, key types.NamespacedName,
 	}
 	set.Gateways = []*gwv1.Gateway{gw}
 	class := &gwv1.GatewayClass{}
-	switch err := c.Get(ctx, client.ObjectKey{Name: string(gw.Spec.GatewayClassName)}, class); {
-	case apierrors.IsNotFound(err):
+	switch found, err := getVisible(ctx, c, set, "GatewayClass "+string(gw.Spec.GatewayClassName), client.ObjectKey{Name: string(gw.Spec.GatewayClassName)}, class); {
 	case err != nil:
-		return nil, fmt.Errorf("get GatewayClass %s: %w", gw.Spec.GatewayClassName, err)
-	default:
+		return nil, err
+	case found:
 		set.Classes[class.Name] = class
 	}
 	var bp *v1alpha1.GatewayClassBlueprint
 	if name, err := desired.BlueprintName(class); err == nil && set.Classes[class.Name] != nil {
 		bp = &v1alpha1.GatewayClassBlueprint{}
-		switch err := c.Get(ctx, client.ObjectKey{Name: name}, bp); {
-		case apierrors.IsNotFound(err):
-			bp = nil
+		switch found, err := getVisible(ctx, c, set, "GatewayClassBlueprint "+name, client.ObjectKey{Name: name}, bp); {
 		case err != nil:
-			return nil, fmt.Errorf("get GatewayClassBlueprint %s: %w", name, err)
-		default:
+			return nil, err
+		case found:
 			set.Blueprints[name] = bp
+		default:
+			bp = nil
 		}
 	}
 
@@ -70,8 +69,8 @@ func ReadGateway(ctx context.Context, c client.Client, key types.NamespacedName,
 		if *al.Namespaces.From == gwv1.NamespacesFromSame {
 			opts = append(opts, client.InNamespace(gw.Namespace))
 		}
-		if err := c.List(ctx, l, opts...); err != nil {
-			return nil, fmt.Errorf("list ListenerSets: %w", err)
+		if err := listWide(ctx, c, set, "ListenerSets", gw.Namespace, l, opts...); err != nil {
+			return nil, err
 		}
 		for i := range l.Items {
 			if desired.ParentGateway(&l.Items[i]) == key {
@@ -86,10 +85,10 @@ func ReadGateway(ctx context.Context, c client.Client, key types.NamespacedName,
 	if onlyOwnNamespace(gw) && len(sets) == 0 {
 		opts = append(opts, client.InNamespace(gw.Namespace))
 	}
-	if err := c.List(ctx, routes, opts...); err != nil {
-		return nil, fmt.Errorf("list HTTPRoutes: %w", err)
+	if err := listWide(ctx, c, set, "HTTPRoutes", gw.Namespace, routes, opts...); err != nil {
+		return nil, err
 	}
-	others, err := otherRoutes(ctx, c, opts...)
+	others, err := otherRoutes(ctx, c, set, gw.Namespace, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -123,8 +122,8 @@ func ReadGateway(ctx context.Context, c client.Client, key types.NamespacedName,
 	for _, ns := range all {
 		gccs := &v1alpha1.GatewayClassConfigList{}
 		if ns == controllerNamespace || ns == gw.Namespace {
-			if err := c.List(ctx, gccs, client.InNamespace(ns)); err != nil {
-				return nil, fmt.Errorf("list GatewayClassConfigs in %s: %w", ns, err)
+			if err := listVisible(ctx, c, set, "GatewayClassConfigs in "+ns, gccs, client.InNamespace(ns)); err != nil {
+				return nil, err
 			}
 		}
 		for i := range gccs.Items {
@@ -136,8 +135,8 @@ func ReadGateway(ctx context.Context, c client.Client, key types.NamespacedName,
 			continue // GatewayConfigs apply in their own namespace only
 		}
 		gcs := &v1alpha1.GatewayConfigList{}
-		if err := c.List(ctx, gcs, client.InNamespace(ns)); err != nil {
-			return nil, fmt.Errorf("list GatewayConfigs in %s: %w", ns, err)
+		if err := listVisible(ctx, c, set, "GatewayConfigs in "+ns, gcs, client.InNamespace(ns)); err != nil {
+			return nil, err
 		}
 		for i := range gcs.Items {
 			set.GatewayConfigs = append(set.GatewayConfigs, &gcs.Items[i])
@@ -150,7 +149,7 @@ func ReadGateway(ctx context.Context, c client.Client, key types.NamespacedName,
 		return nil, err
 	}
 	if bp != nil {
-		live, err := renderedBy(ctx, c, bp, gw)
+		live, err := renderedBy(ctx, c, set, bp, gw)
 		if err != nil {
 			return nil, err
 		}
@@ -197,8 +196,8 @@ func namespaceLabels(ctx context.Context, c client.Client, gw *gwv1.Gateway, nam
 	}
 	if selects {
 		nss := &corev1.NamespaceList{}
-		if err := c.List(ctx, nss); err != nil {
-			return fmt.Errorf("list Namespaces: %w", err)
+		if err := listVisible(ctx, c, set, "Namespaces", nss); err != nil {
+			return err
 		}
 		for _, ns := range nss.Items {
 			set.NamespaceLabels[ns.Name] = ns.Labels
@@ -207,11 +206,11 @@ func namespaceLabels(ctx context.Context, c client.Client, gw *gwv1.Gateway, nam
 	}
 	for _, name := range namespaces {
 		ns := &corev1.Namespace{}
-		if err := c.Get(ctx, client.ObjectKey{Name: name}, ns); err != nil {
-			if apierrors.IsNotFound(err) {
-				continue
+		if found, err := getVisible(ctx, c, set, "Namespace "+name, client.ObjectKey{Name: name}, ns); err != nil || !found {
+			if err != nil {
+				return err
 			}
-			return fmt.Errorf("get Namespace %s: %w", name, err)
+			continue
 		}
 		set.NamespaceLabels[ns.Name] = ns.Labels
 	}
@@ -220,17 +219,17 @@ func namespaceLabels(ctx context.Context, c client.Client, gw *gwv1.Gateway, nam
 
 // renderedBy lists the objects with the Gateway's gateway-name label and Gantry's template
 // label, of the kinds the blueprint records; manifests.Set.Owned keeps the Gateway's own.
-func renderedBy(ctx context.Context, c client.Client, bp *v1alpha1.GatewayClassBlueprint, gw *gwv1.Gateway) ([]*unstructured.Unstructured, error) {
+func renderedBy(ctx context.Context, c client.Client, set *manifests.Set, bp *v1alpha1.GatewayClassBlueprint, gw *gwv1.Gateway) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
 	for _, k := range bp.Status.RenderedKinds {
 		gvk := schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind}
 		l := &unstructured.UnstructuredList{}
 		l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		if err := c.List(ctx, l, client.MatchingLabels{v1alpha1.LabelGatewayName: desired.LabelValue(gw.Name)}, client.HasLabels{v1alpha1.LabelTemplate}); err != nil {
+		if err := listWide(ctx, c, set, gvk.Kind+" objects rendered by Gantry", gw.Namespace, l, client.MatchingLabels{v1alpha1.LabelGatewayName: desired.LabelValue(gw.Name)}, client.HasLabels{v1alpha1.LabelTemplate}); err != nil {
 			if meta.IsNoMatchError(err) {
 				continue
 			}
-			return nil, fmt.Errorf("list %s of Gateway %s/%s: %w", gvk.Kind, gw.Namespace, gw.Name, err)
+			return nil, fmt.Errorf("Gateway %s/%s: %w", gw.Namespace, gw.Name, err)
 		}
 		for i := range l.Items {
 			l.Items[i].SetManagedFields(nil)
@@ -253,6 +252,11 @@ func backends(ctx context.Context, c client.Client, set *manifests.Set) error {
 			m := &metav1.PartialObjectMetadata{}
 			m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Service"))
 			err := c.Get(ctx, key, m)
+			if apierrors.IsForbidden(err) {
+				// Taken to exist, so that no backendRef is said to be missing for want of rights.
+				set.Unseen = append(set.Unseen, "Service "+key.String()+" (taken to exist)")
+				err = nil
+			}
 			if err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("get Service %s: %w", key, err)
 			}
@@ -265,8 +269,8 @@ func backends(ctx context.Context, c client.Client, set *manifests.Set) error {
 	}
 	for _, ns := range slices.Sorted(maps.Keys(grantNS)) {
 		l := &gwv1beta1.ReferenceGrantList{}
-		if err := c.List(ctx, l, client.InNamespace(ns)); err != nil {
-			return fmt.Errorf("list ReferenceGrants in %s: %w", ns, err)
+		if err := listVisible(ctx, c, set, "ReferenceGrants in "+ns, l, client.InNamespace(ns)); err != nil {
+			return err
 		}
 		for i := range l.Items {
 			set.ReferenceGrants = append(set.ReferenceGrants, &l.Items[i])

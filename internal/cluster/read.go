@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -40,19 +39,28 @@ func Read(ctx context.Context, c client.Client, namespace string) (*manifests.Se
 	for _, l := range []struct {
 		what string
 		list client.ObjectList
-		opts []client.ListOption
+		wide bool // across namespaces: with the rights of one namespace, that namespace's
 	}{
-		{"GatewayClassBlueprints", bps, nil},
-		{"GatewayClasses", classes, nil},
-		{"Gateways", gws, []client.ListOption{client.InNamespace(namespace)}},
-		{"HTTPRoutes", routes, nil},
-		{"ListenerSets", sets, nil},
-		{"GatewayClassConfigs", gccs, nil},
-		{"GatewayConfigs", gcs, nil},
-		{"Namespaces", nss, nil},
+		{"GatewayClassBlueprints", bps, false},
+		{"GatewayClasses", classes, false},
+		{"Gateways", gws, namespace == ""},
+		{"HTTPRoutes", routes, true},
+		{"ListenerSets", sets, true},
+		{"GatewayClassConfigs", gccs, true},
+		{"GatewayConfigs", gcs, true},
+		{"Namespaces", nss, false},
 	} {
-		if err := c.List(ctx, l.list, l.opts...); err != nil {
-			return nil, fmt.Errorf("list %s: %w", l.what, err)
+		var err error
+		switch {
+		case l.list == gws && namespace != "":
+			err = listVisible(ctx, c, set, "Gateways in "+namespace, gws, client.InNamespace(namespace))
+		case l.wide:
+			err = listWide(ctx, c, set, l.what, namespace, l.list)
+		default:
+			err = listVisible(ctx, c, set, l.what, l.list)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	for i := range bps.Items {
@@ -79,7 +87,7 @@ func Read(ctx context.Context, c client.Client, namespace string) (*manifests.Se
 	for _, ns := range nss.Items {
 		set.NamespaceLabels[ns.Name] = ns.Labels
 	}
-	others, err := otherRoutes(ctx, c)
+	others, err := otherRoutes(ctx, c, set, namespace)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +95,7 @@ func Read(ctx context.Context, c client.Client, namespace string) (*manifests.Se
 	if err := backends(ctx, c, set); err != nil {
 		return nil, err
 	}
-	live, err := rendered(ctx, c, bps.Items)
+	live, err := rendered(ctx, c, set, namespace, bps.Items)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +105,7 @@ func Read(ctx context.Context, c client.Client, namespace string) (*manifests.Se
 
 // rendered lists the objects with Gantry's template label, of every kind a blueprint records
 // in status.renderedKinds (the kinds the controller watches), once per kind.
-func rendered(ctx context.Context, c client.Client, bps []v1alpha1.GatewayClassBlueprint) ([]*unstructured.Unstructured, error) {
+func rendered(ctx context.Context, c client.Client, set *manifests.Set, namespace string, bps []v1alpha1.GatewayClassBlueprint) ([]*unstructured.Unstructured, error) {
 	req, err := labels.NewRequirement(v1alpha1.LabelTemplate, selection.Exists, nil)
 	if err != nil {
 		return nil, err
@@ -114,11 +122,11 @@ func rendered(ctx context.Context, c client.Client, bps []v1alpha1.GatewayClassB
 			seen[gvk.GroupKind()] = true
 			l := &unstructured.UnstructuredList{}
 			l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-			if err := c.List(ctx, l, client.MatchingLabelsSelector{Selector: selector}); err != nil {
+			if err := listWide(ctx, c, set, gvk.Kind+" objects rendered by Gantry", namespace, l, client.MatchingLabelsSelector{Selector: selector}); err != nil {
 				if meta.IsNoMatchError(err) {
 					continue // the kind's CRD is gone: nothing of it can exist
 				}
-				return nil, fmt.Errorf("list %s rendered by Gantry: %w", gvk.Kind, err)
+				return nil, err
 			}
 			for i := range l.Items {
 				u := &l.Items[i]
@@ -131,8 +139,9 @@ func rendered(ctx context.Context, c client.Client, bps []v1alpha1.GatewayClassB
 }
 
 // otherRoutes lists the GRPCRoutes, TLSRoutes, TCPRoutes and UDPRoutes, each kind when the API
-// server serves it.
-func otherRoutes(ctx context.Context, c client.Reader, opts ...client.ListOption) ([]client.Object, error) {
+// server serves it: of every namespace, or of namespace ns alone when given and the user may
+// not read the others.
+func otherRoutes(ctx context.Context, c client.Client, set *manifests.Set, ns string, opts ...client.ListOption) ([]client.Object, error) {
 	lists := map[string]client.ObjectList{
 		desired.KindGRPCRoute: &gwv1.GRPCRouteList{}, desired.KindTLSRoute: &gwv1.TLSRouteList{},
 		desired.KindTCPRoute: &gwv1.TCPRouteList{}, desired.KindUDPRoute: &gwv1.UDPRouteList{},
@@ -143,11 +152,11 @@ func otherRoutes(ctx context.Context, c client.Reader, opts ...client.ListOption
 		if !ok {
 			continue
 		}
-		if err := c.List(ctx, l, opts...); err != nil {
+		if err := listWide(ctx, c, set, kind+"s", ns, l, opts...); err != nil {
 			if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
 				continue // the CRD is not installed
 			}
-			return nil, fmt.Errorf("list %ss: %w", kind, err)
+			return nil, err
 		}
 		items, err := meta.ExtractList(l)
 		if err != nil {
