@@ -345,7 +345,13 @@ func pendingKey(o *unstructured.Unstructured) string {
 	if !ok {
 		return templateOf("", "", "", o.GetLabels()[v1alpha1.LabelTemplate])
 	}
-	return templateOf(kind, o.GetNamespace(), route, o.GetLabels()[v1alpha1.LabelTemplate])
+	ns := o.GetNamespace()
+	if ns == "" {
+		// A cluster-scoped object names its route's namespace in a label ("" on objects
+		// rendered before the label existed, which keepTemplates keeps as it did).
+		ns = o.GetLabels()[v1alpha1.LabelRouteNamespace]
+	}
+	return templateOf(kind, ns, route, o.GetLabels()[v1alpha1.LabelTemplate])
 }
 
 // templateOf is pendingKey from a route's kind, namespace and label value and a template label.

@@ -319,7 +319,8 @@ func keepTemplates(in *desired.Input, res *desired.Result, routeErrs map[desired
 	for _, rt := range res.Routes {
 		route := desired.LabelValue(rt.Name)
 		failed := rt.Err != nil || routeErrs[desired.RouteKey{Kind: rt.Kind, NamespacedName: rt.NamespacedName}] != nil
-		// A route template's cluster-scoped objects have no namespace to name the route's by.
+		// A route template's cluster-scoped objects name the route's namespace in a label;
+		// those rendered before that label existed name none ("").
 		for _, ns := range []string{rt.Namespace, ""} {
 			for _, p := range rt.Pending {
 				keep[templateOf(rt.Kind, ns, route, desired.LabelValue(templateKey(p.Template)))] = true

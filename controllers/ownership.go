@@ -62,11 +62,15 @@ func (p ownerProof) proves(o client.Object) bool {
 	if err != nil || gv.Group != gatewayGroup {
 		return false
 	}
+	// The labels file a proven object (under the Gateway's templates or a route's, for
+	// .Resources and pruning): they must say the owner the reference proves, or a tenant's
+	// object owned by its own route could be filed under the Gateway's own templates.
+	kind, route, routed := v1alpha1.RouteOfLabels(o.GetLabels())
 	switch ref.Kind {
 	case "Gateway":
-		return o.GetNamespace() == p.gw.Namespace && ref.Name == p.gw.Name && (p.uid == "" || ref.UID == p.uid)
+		return !v1alpha1.HasRouteLabel(o.GetLabels()) && o.GetNamespace() == p.gw.Namespace && ref.Name == p.gw.Name && (p.uid == "" || ref.UID == p.uid)
 	case desired.KindHTTPRoute, desired.KindGRPCRoute, desired.KindTLSRoute, desired.KindTCPRoute, desired.KindUDPRoute:
-		if p.served != nil && !p.served(ref.Kind) {
+		if p.served != nil && !p.served(ref.Kind) || !routed || kind != ref.Kind || route != desired.LabelValue(ref.Name) {
 			return false
 		}
 		uid, ok := p.route(ref.Kind, o.GetNamespace(), ref.Name)

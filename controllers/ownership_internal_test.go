@@ -29,6 +29,7 @@ func TestRouteOwnerProofPerKind(t *testing.T) {
 		u.SetNamespace("team-b")
 		u.SetName("x")
 		u.SetAnnotations(map[string]string{v1alpha1.AnnotationOwner: "team-a/web"})
+		u.SetLabels(map[string]string{v1alpha1.RouteLabel(kind): name}) // as Gantry labels it
 		u.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: gwv1.GroupVersion.String(), Kind: kind, Name: name, UID: uid, Controller: new(true)}})
 		return u
 	}
@@ -48,5 +49,28 @@ func TestRouteOwnerProofPerKind(t *testing.T) {
 		if got := p.proves(obj(c.kind, c.name, c.uid)); got != c.want {
 			t.Errorf("owner %s %s (uid %s): proves %v, want %v", c.kind, c.name, c.uid, got, c.want)
 		}
+	}
+
+	// The labels must say the owner the reference proves: they file the object (.Resources,
+	// pruning), and the tenant writes them.
+	for what, labels := range map[string]map[string]string{
+		"no route label":       {},
+		"another kind's label": {v1alpha1.RouteLabel("HTTPRoute"): "db"},
+		"another route's name": {v1alpha1.RouteLabel("TCPRoute"): "other"},
+		"two route labels":     {v1alpha1.RouteLabel("TCPRoute"): "db", v1alpha1.RouteLabel("HTTPRoute"): "db"},
+	} {
+		o := obj("TCPRoute", "db", "tcp-uid")
+		o.SetLabels(labels)
+		if p.proves(o) {
+			t.Errorf("an object owned by TCPRoute db with %s (%v) is proven", what, labels)
+		}
+	}
+	gwOwned := obj("Gateway", "web", "gw-uid")
+	gwOwned.SetNamespace("team-a")
+	if gwOwned.SetLabels(nil); !p.proves(gwOwned) {
+		t.Error("the Gateway's own object is not proven")
+	}
+	if gwOwned.SetLabels(map[string]string{v1alpha1.RouteLabel("TCPRoute"): "db"}); p.proves(gwOwned) {
+		t.Error("an object owned by the Gateway with a route label is proven")
 	}
 }

@@ -203,8 +203,9 @@ func Gateway(in *Input) (*Result, error) {
 		}
 		if err != nil {
 			// One route's failure is that route's: the Gateway and its other routes go on, and
-			// this route's earlier objects stay until it renders again.
-			route.Err = fail(ReasonRenderFailed, fmt.Errorf("%s: %w", r.routeID, err))
+			// this route's earlier objects stay until it renders again. Its status is the
+			// route's tenant's to read: it names no value of another namespace's.
+			route.Err = fail(ReasonRenderFailed, fmt.Errorf("%s: %w", r.routeID, confineHolders(err, r.Namespace)))
 			continue
 		}
 		res.Objects = appendObjects(res.Objects, gw, infra, Owner{Kind: r.kind, NamespacedName: r.NamespacedName}, objs)
@@ -517,11 +518,28 @@ func appendObjects(dst []Object, gw *gwv1.Gateway, infra metadataPolicy, owner O
 			meta["labels"] = labels
 		}
 		infra.apply(meta, labels)
+		// A rendered object may carry what a tenant wrote (a template copying a route's labels
+		// and annotations, a Helm idiom): the keys Gantry reads back from live objects are
+		// Gantry's to set, never taken from the render, so that a tenant cannot file its
+		// objects under another route or Gateway. On a route template's object, the keep
+		// annotation is set on the live object, not rendered: a route's tenant must not keep
+		// its (cluster-scoped) objects from being pruned.
+		for _, f := range v1alpha1.RouteTemplateFields {
+			delete(labels, v1alpha1.RouteLabel(f.Kind)) // only the owner's, set below
+		}
+		delete(labels, v1alpha1.LabelRouteNamespace)
+		if ann, ok := meta["annotations"].(map[string]any); ok && owner.Kind != "Gateway" {
+			delete(ann, v1alpha1.AnnotationKeep)
+			delete(ann, v1alpha1.AnnotationOwnerUID)
+		}
 		labels[v1alpha1.LabelGatewayName] = LabelValue(gw.Name)
 		labels[v1alpha1.LabelGatewayClassName] = LabelValue(string(gw.Spec.GatewayClassName))
 		labels[v1alpha1.LabelTemplate] = LabelValue(o.Template)
 		if owner.Kind != "Gateway" {
 			labels[v1alpha1.RouteLabel(owner.Kind)] = LabelValue(owner.Name)
+			if ns, _ := meta["namespace"].(string); ns == "" {
+				labels[v1alpha1.LabelRouteNamespace] = owner.Namespace
+			}
 		}
 		dst = append(dst, Object{Owner: owner, Template: o.Template, Object: o.Object})
 	}

@@ -1,6 +1,7 @@
 package desired
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -469,4 +470,50 @@ func Contributors(in *Input, res *Result) []string {
 		delete(seen, ns)
 	}
 	return slices.Sorted(maps.Keys(seen))
+}
+
+// confineHolders is a route render's error as the route's own status may say it: a refused
+// value is named only by its holders in the route's namespace (its fields, its .Backends, its
+// namespace's GatewayConfigs, objects there). The check names the first source holding the
+// failing string, which may be the Gateway owner's GatewayConfig when the route holds the same
+// string: named in the route's status, that would confirm a tenant's guess of another's value.
+// Such an error keeps its template and message, without the holder.
+func confineHolders(err error, namespace string) error {
+	foreign := false
+	walkErrors(err, func(e *render.Error) bool {
+		for _, h := range append([]string{e.Origin}, e.Holders...) {
+			if h != "" && holderNamespace(h) != namespace {
+				foreign = true
+			}
+		}
+		return foreign
+	})
+	if !foreign {
+		return err
+	}
+	var out []error
+	walkErrors(err, func(e *render.Error) bool {
+		c := *e
+		c.Origin, c.Holders = "", nil
+		for _, h := range append([]string{e.Origin}, e.Holders...) {
+			if h != "" && holderNamespace(h) == namespace {
+				c.Origin = h
+				break
+			}
+		}
+		out = append(out, &c)
+		return false
+	})
+	return errors.Join(out...)
+}
+
+// holderNamespace is the namespace of a tainted value's origin, "<Kind> <namespace>/<name> …";
+// "" when it names none.
+func holderNamespace(origin string) string {
+	_, rest, _ := strings.Cut(origin, " ")
+	ns, _, ok := strings.Cut(rest, "/")
+	if !ok || strings.Contains(ns, " ") {
+		return ""
+	}
+	return ns
 }

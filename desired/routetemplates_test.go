@@ -173,3 +173,38 @@ func TestRouteKindInjection(t *testing.T) {
 		t.Errorf("objects rendered for %v; want the Gateway and every route but the TCPRoute", kinds)
 	}
 }
+
+// TestRouteClusterScopedObjectNamesItsNamespace: a route template's cluster-scoped object
+// names its route's namespace in a label, so that routes of one name in two namespaces have
+// distinct objects when pruning decides what to keep; a namespaced one does not need it.
+func TestRouteClusterScopedObjectNamesItsNamespace(t *testing.T) {
+	gw, httpRoutes, others := perKindGateway(nil)
+	bp := perKindBlueprint(`apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: tcproute-{{ .Route.metadata.namespace }}-{{ .Route.metadata.name }}
+`)
+	bp.Spec.ClusterScopedKinds = []v1alpha1.GroupKind{{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}}
+	res, err := desired.Gateway(&desired.Input{Gateway: gw, Class: class(), Blueprint: bp, Routes: httpRoutes, OtherRoutes: others})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, o := range res.Objects {
+		labels := o.Object["metadata"].(map[string]any)["labels"].(map[string]any)
+		switch o.Owner.Kind {
+		case "TCPRoute":
+			seen++
+			if labels[v1alpha1.LabelRouteNamespace] != ns || labels[v1alpha1.RouteLabel("TCPRoute")] != "shop" {
+				t.Errorf("the TCPRoute's ClusterRole: labels %v", labels)
+			}
+		default:
+			if _, ok := labels[v1alpha1.LabelRouteNamespace]; ok {
+				t.Errorf("%s's namespaced object carries %s: %v", o.Owner.Kind, v1alpha1.LabelRouteNamespace, labels)
+			}
+		}
+	}
+	if seen != 1 {
+		t.Errorf("%d objects rendered for the TCPRoute, want its ClusterRole", seen)
+	}
+}

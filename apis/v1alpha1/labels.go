@@ -23,6 +23,10 @@ const (
 	// LabelHTTPRoute names the HTTPRoute a route template rendered an object for; RouteLabel
 	// gives the label of every route kind (gateway.gantry.dev/grpcroute-name, …).
 	LabelHTTPRoute = "gateway.gantry.dev/httproute-name"
+	// LabelRouteNamespace names the namespace of the route a route template rendered a
+	// cluster-scoped object for (a namespaced one is in the route's namespace): routes of one
+	// name in two namespaces have distinct objects.
+	LabelRouteNamespace = "gateway.gantry.dev/route-namespace"
 	// AnnotationRenderHash is a hash of the object as last rendered. Apply is skipped when the
 	// live object already holds the render; the hash makes a render that dropped a field differ
 	// from the live object, so that server-side apply removes the field.
@@ -37,12 +41,26 @@ const (
 func RouteLabel(kind string) string { return "gateway.gantry.dev/" + strings.ToLower(kind) + "-name" }
 
 // RouteOfLabels reads which route (kind and label value of its name) a rendered object was
-// rendered for; ok is false for an object of the Gateway's own templates.
+// rendered for; ok is false for an object of the Gateway's own templates, and for one with
+// more than one route label, which Gantry never renders (see HasRouteLabel).
 func RouteOfLabels(labels map[string]string) (kind, name string, ok bool) {
 	for _, f := range RouteTemplateFields {
 		if v := labels[RouteLabel(f.Kind)]; v != "" {
-			return f.Kind, v, true
+			if ok {
+				return "", "", false
+			}
+			kind, name, ok = f.Kind, v, true
 		}
 	}
-	return "", "", false
+	return kind, name, ok
+}
+
+// HasRouteLabel reports whether labels hold any route kind's route label.
+func HasRouteLabel(labels map[string]string) bool {
+	for _, f := range RouteTemplateFields {
+		if labels[RouteLabel(f.Kind)] != "" {
+			return true
+		}
+	}
+	return false
 }
