@@ -244,6 +244,17 @@ func (b *Blueprint) namespaced(gvk schema.GroupVersionKind, in *Input) (bool, er
 	return !b.clusterScoped[gk], nil
 }
 
+// KnownScope reports, for a kind of a group the API server serves by itself (the built-in
+// groups, Gateway API, Gantry), whether it is namespaced; known is false for a kind of another
+// group, and served false for a kind such a group does not have.
+func KnownScope(gk schema.GroupKind) (namespaced, served, known bool) {
+	if !servedGroups[gk.Group] {
+		return false, false, false
+	}
+	ns, ok := servedKinds[gk]
+	return ns, ok, true
+}
+
 // servedGroups are the API groups of servedKinds: a kind of one of them is either in the table
 // or not served at all.
 var servedGroups = func() map[string]bool {

@@ -9,17 +9,20 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/desired"
 	"gantry.dev/gantry/manifests"
+	"gantry.dev/gantry/render"
 )
 
 // newLintCommand is gantry lint: a blueprint checked alone, as helm lint checks a chart.
 func newLintCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	o := &renderOptions{}
+	strict := false
 	cmd := &cobra.Command{
 		Use:   "lint [FILE|FOLDER|-]...",
 		Short: "Check blueprints alone: templates parse, defaults meet the schema, a synthetic Gateway renders",
@@ -31,6 +34,11 @@ that waits for a live object (.Resources) is reported as waiting, not as failing
 
 Values a blueprint leaves to the platform (a required cloud account, a class name) are given as
 to render: -f FILE and --set, as Helm's lint takes them.
+
+Lint also warns of what cannot be right: a route template whose kind no listener protocol of the
+blueprint accepts, and a clusterScopedKinds entry that names a namespaced kind or no kind the API
+server serves. It prints the kinds the synthetic render emitted. With --strict, as Helm's, a
+warning fails the lint.
 
 The exit code is 0 when every blueprint passes, 1 when one does not, 2 on a usage error.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -47,7 +55,7 @@ The exit code is 0 when every blueprint passes, 1 when one does not, 2 on a usag
 			}
 			failed := false
 			for _, name := range slices.Sorted(maps.Keys(set.Blueprints)) {
-				if !lintBlueprint(stdout, stderr, set.Blueprints[name], cmdline) {
+				if !lintBlueprint(stdout, stderr, set.Blueprints[name], cmdline, strict) {
 					failed = true
 				}
 			}
@@ -58,6 +66,7 @@ The exit code is 0 when every blueprint passes, 1 when one does not, 2 on a usag
 		},
 	}
 	f := cmd.Flags()
+	f.BoolVar(&strict, "strict", false, "fail on warnings, as helm lint --strict")
 	f.StringArrayVarP(&o.values.ValueFiles, "values", "f", nil, "a YAML file of values above the blueprint's defaults (repeatable)")
 	f.StringArrayVar(&o.values.Values, "set", nil, "set a value above the blueprint's defaults, Helm-style: a.b=c,d=e (repeatable)")
 	f.StringArrayVar(&o.values.StringValues, "set-string", nil, "like --set, always as a string")
@@ -65,7 +74,20 @@ The exit code is 0 when every blueprint passes, 1 when one does not, 2 on a usag
 }
 
 // lintBlueprint checks one blueprint and says what it found; false when it fails.
-func lintBlueprint(stdout, stderr io.Writer, bp *v1alpha1.GatewayClassBlueprint, cmdline map[string]any) bool {
+func lintBlueprint(stdout, stderr io.Writer, bp *v1alpha1.GatewayClassBlueprint, cmdline map[string]any, strict bool) bool {
+	warnings := 0
+	warn := func(format string, args ...any) {
+		warnings++
+		fmt.Fprintf(stderr, "Warning: blueprint %s: %s\n", bp.Name, fmt.Sprintf(format, args...))
+	}
+	for _, gk := range bp.Spec.ClusterScopedKinds {
+		switch namespaced, served, known := render.KnownScope(schema.GroupKind{Group: gk.Group, Kind: gk.Kind}); {
+		case known && !served:
+			warn("clusterScopedKinds: %s is not a kind the API server serves", groupKind(gk))
+		case known && namespaced:
+			warn("clusterScopedKinds: %s is namespaced; the entry does nothing (its objects land in the Gateway's or route's namespace)", groupKind(gk))
+		}
+	}
 	class := &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: "lint"}, Spec: gwv1.GatewayClassSpec{
 		ControllerName: v1alpha1.ControllerName,
 		ParametersRef:  &gwv1.ParametersReference{Group: v1alpha1.GroupName, Kind: "GatewayClassBlueprint", Name: bp.Name},
@@ -94,7 +116,7 @@ func lintBlueprint(stdout, stderr io.Writer, bp *v1alpha1.GatewayClassBlueprint,
 		}
 		i := slices.IndexFunc(gw.Spec.Listeners, func(l gwv1.Listener) bool { return slices.Contains(desired.KindsFor(bp, l.Protocol), f.Kind) })
 		if i < 0 {
-			fmt.Fprintf(stderr, "Warning: blueprint %s: %s never renders: no listener protocol of the blueprint (%s) accepts %ss\n", bp.Name, f.Field, protocols(gw), f.Kind)
+			warn("%s never renders: no listener protocol of the blueprint (%s) accepts %ss", f.Field, protocols(gw), f.Kind)
 			continue
 		}
 		route := syntheticRoute(f.Kind, gw.Spec.Listeners[i].Name)
@@ -124,8 +146,12 @@ func lintBlueprint(stdout, stderr io.Writer, bp *v1alpha1.GatewayClassBlueprint,
 	for _, p := range res.Pending {
 		fmt.Fprintf(stdout, "blueprint %s: %s waits for .Resources.%s (renders once that object exists)\n", bp.Name, p.Template, strings.Join(p.Waiting, ", .Resources."))
 	}
+	if strict && warnings > 0 {
+		fmt.Fprintf(stderr, "Error: blueprint %s: %d warnings, and --strict\n", bp.Name, warnings)
+		ok = false
+	}
 	if ok {
-		fmt.Fprintf(stdout, "blueprint %s: ok (%d objects for a Gateway with listeners %s)\n", bp.Name, len(res.Objects), protocols(gw))
+		fmt.Fprintf(stdout, "blueprint %s: ok (%d objects for a Gateway with listeners %s: %s)\n", bp.Name, len(res.Objects), protocols(gw), emittedKinds(res))
 	}
 	return ok
 }
@@ -157,4 +183,29 @@ func syntheticRoute(kind string, listener gwv1.SectionName) client.Object {
 		return &gwv1.UDPRoute{ObjectMeta: meta, Spec: gwv1.UDPRouteSpec{CommonRouteSpec: common, Rules: []gwv1.UDPRouteRule{{BackendRefs: []gwv1.BackendRef{ref}}}}}
 	}
 	return nil
+}
+
+func groupKind(gk v1alpha1.GroupKind) string {
+	if gk.Group == "" {
+		return gk.Kind
+	}
+	return gk.Kind + "." + gk.Group
+}
+
+// emittedKinds lists the kinds of the rendered objects, each once, with how many of each.
+func emittedKinds(res *desired.Result) string {
+	count := map[string]int{}
+	for _, o := range res.Objects {
+		kind, _ := o.Object["kind"].(string)
+		apiVersion, _ := o.Object["apiVersion"].(string)
+		count[apiVersion+" "+kind]++
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(count)) {
+		out = append(out, fmt.Sprintf("%d %s", count[k], k))
+	}
+	if len(out) == 0 {
+		return "no objects"
+	}
+	return strings.Join(out, ", ")
 }

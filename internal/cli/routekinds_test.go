@@ -155,3 +155,46 @@ func TestLintRouteTemplateNoListenerAccepts(t *testing.T) {
 		t.Errorf("stdout %q: want the Gateway's object and the TCPRoute's", out.String())
 	}
 }
+
+// TestLintStrictAndClusterScopedKinds: issue 21. lint warns of clusterScopedKinds entries that
+// name a namespaced kind or none the API server serves, names the kinds it emitted, and with
+// --strict, as Helm's, a warning fails it.
+func TestLintStrictAndClusterScopedKinds(t *testing.T) {
+	bp := strings.SplitN(tcpManifests, "\n---\n", 2)[0] + `
+  clusterScopedKinds:
+  - {group: apps, kind: Deployment}
+  - {group: rbac.authorization.k8s.io, kind: ClusterRoleBindng}
+  - {group: rbac.authorization.k8s.io, kind: ClusterRole}
+  - {group: example.com, kind: Widget}
+`
+	file := filepath.Join(t.TempDir(), "bp.yaml")
+	if err := os.WriteFile(file, []byte(bp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lint := func(args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := cli.Run(append([]string{"lint", file}, args...), strings.NewReader(""), &out, &errOut)
+		return code, out.String(), errOut.String()
+	}
+	code, out, errOut := lint()
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"clusterScopedKinds: Deployment.apps is namespaced",
+		"clusterScopedKinds: ClusterRoleBindng.rbac.authorization.k8s.io is not a kind the API server serves",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if strings.Contains(errOut, "ClusterRole.rbac") || strings.Contains(errOut, "Widget") {
+		t.Errorf("warned of a cluster-scoped built-in or a kind of another group:\n%s", errOut)
+	}
+	if !strings.Contains(out, "2 v1 ConfigMap") {
+		t.Errorf("stdout does not name the kinds emitted: %s", out)
+	}
+	if code, out, errOut := lint("--strict"); code != 1 || !strings.Contains(errOut, "2 warnings, and --strict") {
+		t.Errorf("--strict: exit %d:\n%s%s", code, out, errOut)
+	}
+}
