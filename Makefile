@@ -30,6 +30,7 @@ verify-generated: generate
 	  git status --porcelain -- apis config/crd config/gateway-api; git --no-pager diff -- apis config/crd config/gateway-api | head -50; exit 1; fi
 
 vet:
+	@hack/check-committed-files.sh
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	go vet ./...
 
