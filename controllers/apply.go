@@ -63,9 +63,11 @@ func (r *GatewayReconciler) toApply(gw *gwv1.Gateway, routes []client.Object, ob
 			ann = map[string]string{}
 		}
 		ann[v1alpha1.AnnotationOwner] = ownerKey(types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name})
-		u.SetAnnotations(ann)
 		if u.GetNamespace() == "" {
 			ann[v1alpha1.AnnotationOwnerUID] = string(gw.UID) // no owner reference can say it
+		}
+		u.SetAnnotations(ann) // copies ann: everything must be in it by now
+		if u.GetNamespace() == "" {
 			clusterScoped = true
 			out = append(out, u)
 			continue

@@ -72,6 +72,11 @@ rules:
 	if cr.Labels[v1alpha1.LabelGatewayName] != "web" || cr.Labels[v1alpha1.LabelTemplate] != "clusterrole" || cr.Annotations[v1alpha1.AnnotationOwner] != ns+"/web" {
 		t.Errorf("ClusterRole labels %v annotations %v: want the Gateway's", cr.Labels, cr.Annotations)
 	}
+	// The Gateway's UID is what tells this Gateway's object from a deleted namesake's
+	// (docs/security.md): it was once dropped before it reached the API server (issue 22).
+	if got := cr.Annotations[v1alpha1.AnnotationOwnerUID]; got != string(gw.UID) {
+		t.Errorf("ClusterRole annotation %s = %q, want the Gateway's UID %q", v1alpha1.AnnotationOwnerUID, got, gw.UID)
+	}
 	if len(cr.OwnerReferences) != 0 {
 		t.Errorf("ClusterRole owner references = %+v; a cluster-scoped object cannot be owned by a namespaced one", cr.OwnerReferences)
 	}

@@ -63,6 +63,10 @@ func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
 		LeaderElection:          o.LeaderElection,
 		LeaderElectionID:        "gantry.gateway.gantry.dev",
 		LeaderElectionNamespace: o.LeaderElectionNamespace,
+		// A stopped leader (SIGTERM in a rolling update) hands the Lease back, so the standby
+		// takes over at once rather than after the lease expires. Safe: the manager releases it
+		// only after its controllers have stopped, and the process then exits.
+		LeaderElectionReleaseOnCancel: true,
 		// managedFields are most of a cached object's size and nothing here reads them.
 		Cache: cache.Options{SyncPeriod: sync, DefaultTransform: cache.TransformStripManagedFields(),
 			// Listener certificates are the only Secrets Gantry reads: the cache holds those of
