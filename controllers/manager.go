@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
@@ -43,6 +44,11 @@ type ManagerOptions struct {
 	// SyncPeriod is how often every cached object is reconciled again (0: controller-runtime's
 	// default of about ten hours).
 	SyncPeriod time.Duration
+	// WebhookPort serves the admission webhooks (webhooks.go) on this port, with the
+	// certificate and key in WebhookCertDir (tls.crt, tls.key); 0: no webhook server.
+	WebhookPort    int
+	WebhookHost    string
+	WebhookCertDir string
 	// Restartable lets a process start a second manager after stopping the first (tests and
 	// the scale harness restart the controller in-process; controller names must otherwise be
 	// unique per process).
@@ -55,7 +61,12 @@ func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
 	if o.SyncPeriod > 0 {
 		sync = &o.SyncPeriod
 	}
+	var hooks webhook.Server
+	if o.WebhookPort > 0 {
+		hooks = webhook.NewServer(webhook.Options{Port: o.WebhookPort, Host: o.WebhookHost, CertDir: o.WebhookCertDir})
+	}
 	return ctrl.NewManager(cfg, ctrl.Options{
+		WebhookServer:           hooks,
 		Scheme:                  NewScheme(),
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddress},
 		HealthProbeBindAddress:  o.HealthProbeAddress,

@@ -46,6 +46,9 @@ type Options struct {
 	// RenderMemory bounds, in bytes, the memory of render outputs by input (0:
 	// render.DefaultOutputMemory; negative: off, every reconcile renders).
 	RenderMemory int
+	// Webhooks registers the admission webhooks (webhooks.go) with the manager's webhook
+	// server (ManagerOptions.WebhookPort).
+	Webhooks bool
 }
 
 // Setup registers Gantry's indexes and controllers with a manager.
@@ -111,6 +114,11 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 	}
 	gr.listenerSets = listenerSets
 	gr.routeKinds = kinds
+	if opts.Webhooks {
+		if err := setupWebhooks(mgr, gr); err != nil {
+			return fmt.Errorf("admission webhooks: %w", err)
+		}
+	}
 	m := &mapper{c: mgr.GetClient(), controllerNamespace: opts.ControllerNamespace, listenerSets: listenerSets, routeKinds: kinds}
 	gatewayBuilder := ctrl.NewControllerManagedBy(mgr).
 		Named("gateway").

@@ -37,6 +37,11 @@ var (
 	k8s       client.Client
 	stopMgr   context.CancelFunc
 	testNSSeq int
+	// The controller serves its admission webhooks here, with a certificate the API server
+	// trusts through webhookCA (webhook_test.go registers them for its own objects only).
+	webhookPort    int
+	webhookCertDir string
+	webhookCA      []byte
 )
 
 const controllerNS = "gantry-system"
@@ -69,6 +74,20 @@ func run(m *testing.M) int {
 		level = zapcore.InfoLevel
 	}
 	ctrl.SetLogger(zap.New(zap.UseDevMode(true), zap.Level(level)))
+	webhookCertDir, err = os.MkdirTemp("", "gantry-webhook-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(webhookCertDir)
+	if webhookCA, err = testenv.ServingCert(webhookCertDir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if webhookPort, err = testenv.FreePort(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	stop, err := startController(context.Background())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -82,8 +101,9 @@ func run(m *testing.M) int {
 // startController runs the controller in-process, as `gantry controller` does. It may run
 // again after the previous one stopped (restart tests).
 func startController(_ context.Context) (context.CancelFunc, error) {
-	stop, err := controllers.Start(cfg, controllers.ManagerOptions{MetricsAddress: "0", Restartable: true},
-		controllers.Options{ControllerNamespace: controllerNS, PolicyStatusInterval: 100 * time.Millisecond})
+	stop, err := controllers.Start(cfg, controllers.ManagerOptions{MetricsAddress: "0", Restartable: true,
+		WebhookPort: webhookPort, WebhookHost: "127.0.0.1", WebhookCertDir: webhookCertDir},
+		controllers.Options{ControllerNamespace: controllerNS, PolicyStatusInterval: 100 * time.Millisecond, Webhooks: true})
 	if err != nil {
 		return nil, err
 	}

@@ -53,32 +53,9 @@ func fail(reason string, err error) *Error { return &Error{Reason: reason, Err: 
 // from (`gantry render --explain`).
 func Gateway(in *Input) (*Result, error) {
 	gw := in.Gateway
-	bp, err := Compile(in)
+	bp, pin, err := valuesInput(in)
 	if err != nil {
 		return nil, err
-	}
-	if err := classServesNamespace(in); err != nil {
-		return nil, err
-	}
-	gcs, err := withParameters(gw, in.Parameters, in.GatewayConfigs)
-	if err != nil {
-		return nil, err
-	}
-	policies, err := Policies(in.GatewayClassConfigs, gcs)
-	if err != nil {
-		return nil, fail(ReasonInvalidValues, err)
-	}
-	bpValues, err := BlueprintValues(in.Blueprint)
-	if err != nil {
-		return nil, fail(ReasonInvalidParameters, err)
-	}
-	pin := precedence.Input{
-		ControllerNamespace: cmp.Or(in.ControllerNamespace, DefaultControllerNamespace),
-		ClassName:           string(gw.Spec.GatewayClassName),
-		Gateway:             precedence.ObjectKey{Namespace: gw.Namespace, Name: gw.Name},
-		Blueprint:           bpValues,
-		Policies:            policies,
-		CommandLine:         in.CommandLine,
 	}
 	values := precedence.Resolve(pin)
 	if err := checkSchema(bp, values); err != nil {
@@ -211,6 +188,55 @@ func Gateway(in *Input) (*Result, error) {
 		res.Objects = appendObjects(res.Objects, gw, infra, Owner{Kind: r.kind, NamespacedName: r.NamespacedName}, objs)
 	}
 	return res, nil
+}
+
+// valuesInput compiles in's blueprint and gathers what the precedence resolves the Gateway's
+// values from.
+func valuesInput(in *Input) (*render.Blueprint, precedence.Input, error) {
+	gw := in.Gateway
+	bp, err := Compile(in)
+	if err != nil {
+		return nil, precedence.Input{}, err
+	}
+	if err := classServesNamespace(in); err != nil {
+		return nil, precedence.Input{}, err
+	}
+	gcs, err := withParameters(gw, in.Parameters, in.GatewayConfigs)
+	if err != nil {
+		return nil, precedence.Input{}, err
+	}
+	policies, err := Policies(in.GatewayClassConfigs, gcs)
+	if err != nil {
+		return nil, precedence.Input{}, fail(ReasonInvalidValues, err)
+	}
+	bpValues, err := BlueprintValues(in.Blueprint)
+	if err != nil {
+		return nil, precedence.Input{}, fail(ReasonInvalidParameters, err)
+	}
+	return bp, precedence.Input{
+		ControllerNamespace: cmp.Or(in.ControllerNamespace, DefaultControllerNamespace),
+		ClassName:           string(gw.Spec.GatewayClassName),
+		Gateway:             precedence.ObjectKey{Namespace: gw.Namespace, Name: gw.Name},
+		Blueprint:           bpValues,
+		Policies:            policies,
+		CommandLine:         in.CommandLine,
+	}, nil
+}
+
+// Values resolves the effective values of in's Gateway, or of one of its routes (route nil:
+// the Gateway's), and checks them against the blueprint's values schema, without rendering:
+// what admission asks of a policy before it is stored. The error is an *Error (InvalidValues
+// with Broken naming the policies at fault, or why the values cannot be computed).
+func Values(in *Input, route *RouteKey) (*precedence.Result, error) {
+	bp, pin, err := valuesInput(in)
+	if err != nil {
+		return nil, err
+	}
+	if route != nil {
+		pin.Route, pin.RouteKind = &precedence.ObjectKey{Namespace: route.Namespace, Name: route.Name}, route.Kind
+	}
+	values := precedence.Resolve(pin)
+	return values, checkSchema(bp, values)
 }
 
 // renderRoute resolves a route's values (the Gateway's chain continued by the route's) and

@@ -1,13 +1,14 @@
 package desired
 
 import (
+	"crypto/sha256"
 	"fmt"
-	"sync"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/internal/lru"
 	"gantry.dev/gantry/precedence"
 )
 
@@ -51,39 +52,44 @@ func policy(kind, ns, name string, created time.Time, ref v1alpha1.PolicyTargetR
 	return p, nil
 }
 
-// decodedValues caches each policy stanza's decoded values, checked against the raw JSON: every
-// Gateway a policy reaches decodes the same bytes, and with all policies as candidates (an
-// offline render) decoding was most of a Gateway's cost. Decoded values are shared, so nothing
-// may change them: precedence and render copy what they hand on. One entry per policy stanza
-// keeps the cache as small as the set of policies.
-var decodedValues = struct {
-	sync.Mutex
-	m map[string]decodedEntry
-}{m: map[string]decodedEntry{}}
+// decodedValues remembers each policy stanza's decoded values by the stanza's identity and raw
+// JSON: every Gateway a policy reaches decodes the same bytes, and with all policies as
+// candidates (an offline render) decoding was most of a Gateway's cost. Decoded values are
+// shared, so nothing may change them: precedence and render copy what they hand on. It is
+// bounded in bytes (the raw JSON's length, times decodedFactor for the decoded maps), so
+// deleted policies and admission's checks of policies that were never stored (a tenant may
+// send any number) age out instead of accumulating.
+var decodedValues = lru.New[decodedEntry](decodedMemory)
+
+const (
+	decodedMemory = 64 << 20
+	decodedFactor = 6
+)
 
 type decodedEntry struct {
-	raw    string
 	values map[string]any
+	size   int
 }
+
+func (e decodedEntry) Size() int { return e.size }
 
 func decoded(ref precedence.Ref, stanza string, j *apiextensionsv1.JSON) (map[string]any, error) {
 	if j == nil {
 		return nil, nil
 	}
-	key := ref.String() + "/" + stanza
-	decodedValues.Lock()
-	e, ok := decodedValues.m[key]
-	decodedValues.Unlock()
-	if ok && e.raw == string(j.Raw) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00", ref, stanza)
+	h.Write(j.Raw)
+	var key lru.Key
+	h.Sum(key[:0])
+	if e, ok := decodedValues.Get(key); ok {
 		return e.values, nil
 	}
 	v, err := precedence.ParseValues(j.Raw)
 	if err != nil {
 		return nil, err
 	}
-	decodedValues.Lock()
-	decodedValues.m[key] = decodedEntry{raw: string(j.Raw), values: v}
-	decodedValues.Unlock()
+	decodedValues.Put(key, decodedEntry{values: v, size: 64 + decodedFactor*len(j.Raw)})
 	return v, nil
 }
 

@@ -57,6 +57,8 @@ func newControllerCommand(stderr io.Writer) *cobra.Command {
 	addLimitFlags(f, &o.controllers.RenderLimits)
 	f.IntVar(&o.checkMemory, "render-check-memory", boundary.DefaultMemory, "bytes of the structure check's memory of placeholder renders, reused when a render's input has the same shape (0: off)")
 	f.IntVar(&o.memory, "render-memory", render.DefaultOutputMemory, "bytes of the memory of render outputs by their whole input: a reconcile whose input did not change does not render again (0: off)")
+	f.IntVar(&o.manager.WebhookPort, "webhook-port", 0, "serve the admission webhooks on this port (the chart's ValidatingWebhookConfiguration calls them); 0: off")
+	f.StringVar(&o.manager.WebhookCertDir, "webhook-cert-dir", "", "directory of the webhook server's tls.crt and tls.key")
 	f.StringVar(&o.logLevel, "log-level", "info", "info or debug")
 	f.BoolVar(&o.development, "log-development", false, "human-readable console logs instead of JSON")
 	return cmd
@@ -88,6 +90,7 @@ func (o *controllerOptions) run(cmd *cobra.Command, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	o.controllers.Webhooks = o.manager.WebhookPort > 0
 	mgr, err := controllers.NewManager(cfg, o.manager)
 	if err != nil {
 		return fmt.Errorf("create manager: %w", err)
@@ -101,6 +104,13 @@ func (o *controllerOptions) run(cmd *cobra.Command, stderr io.Writer) error {
 	}
 	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
 		return err
+	}
+	if o.controllers.Webhooks {
+		// Ready only once the webhooks answer, so the webhook Service sends nothing to a pod
+		// that cannot take it yet.
+		if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
+			return err
+		}
 	}
 	return mgr.Start(ctx)
 }
