@@ -368,7 +368,15 @@ func (r *GatewayReconciler) routeOutcomes(ctx context.Context, gw *gwv1.Gateway,
 	key := types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}
 	routes := desired.AllRoutes(in.Routes, in.OtherRoutes)
 	for _, rt := range res.Routes {
-		if !rt.Accepted || len(routeTemplateKeys(in.Blueprint, rt.Kind)) == 0 {
+		if !rt.Accepted {
+			continue
+		}
+		rk := desired.RouteKey{Kind: rt.Kind, NamespacedName: rt.NamespacedName}
+		_, told := r.routes.get(rk, key)
+		templated := len(routeTemplateKeys(in.Blueprint, rt.Kind)) > 0
+		// A route without templates of its own kind still hears that its content was set apart
+		// from the Gateway's render (.Routes, .Hostnames), and then that it is back in it.
+		if !templated && rt.Err == nil && !told {
 			continue
 		}
 		i := slices.IndexFunc(routes, func(x client.Object) bool {
@@ -380,7 +388,10 @@ func (r *GatewayReconciler) routeOutcomes(ctx context.Context, gw *gwv1.Gateway,
 		route := routes[i]
 		o := routeOutcome{status: metav1.ConditionTrue, reason: ReasonRendered, generation: route.GetGeneration(),
 			message: fmt.Sprintf("the route's objects for Gateway %s are applied", key)}
-		err, applyErr := rt.Err, routeErrs[desired.RouteKey{Kind: rt.Kind, NamespacedName: rt.NamespacedName}]
+		if !templated {
+			o.message = fmt.Sprintf("the route is part of Gateway %s's render", key)
+		}
+		err, applyErr := rt.Err, routeErrs[rk]
 		var c conflicts
 		switch {
 		case err != nil:

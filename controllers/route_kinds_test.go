@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -217,4 +218,126 @@ func TestRouteTemplatesOfEveryKind(t *testing.T) {
 	}
 	waitGone(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tcproute-db-values"}})
 	waitValues(t, ns, "tlsroute-db", `{"x": "blueprint"}`)
+}
+
+// TestHostileRouteOfEachKindIsSetApart: issue 20's attack on envtest. A shared Gateway's
+// template prints every route's backend names bare from .Routes; mallory, in a namespace of her
+// own, attaches a GRPCRoute, a TLSRoute, a TCPRoute and a UDPRoute whose backend name carries a
+// newline and a field. Each is set apart, and says so on its own status (a route without
+// templates of its own kind said nothing before); the Gateway stays Programmed and renders the
+// owner's route alone.
+func TestHostileRouteOfEachKindIsSetApart(t *testing.T) {
+	ctx := t.Context()
+	infra, mallory := namespace(t, nil), namespace(t, nil)
+	bp := blueprint("hostile", "", map[string]string{"routes": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: routes
+data:
+  {{- range .Routes }}{{ $r := . }}{{ range .rules }}{{ range .backendRefs }}
+  {{ printf "%s.%s" $r.kind $r.name | quote }}: {{ .name }}
+  {{- end }}{{ end }}{{ end }}
+`})
+	bp.Spec.ListenerProtocols = []gwv1.ProtocolType{gwv1.HTTPProtocolType, gwv1.TLSProtocolType, gwv1.TCPProtocolType, gwv1.UDPProtocolType}
+	class := setup(t, infra, bp)
+	all := &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: ptr(gwv1.NamespacesFromAll)}}
+	passthrough := gwv1.TLSModePassthrough
+	create(t, gateway(infra, "web", class,
+		gwv1.Listener{Name: "http", Port: 80, Protocol: gwv1.HTTPProtocolType, AllowedRoutes: all},
+		gwv1.Listener{Name: "tls", Port: 443, Protocol: gwv1.TLSProtocolType, Hostname: ptr(gwv1.Hostname("*.example.com")), TLS: &gwv1.ListenerTLSConfig{Mode: &passthrough}, AllowedRoutes: all},
+		gwv1.Listener{Name: "tcp", Port: 5432, Protocol: gwv1.TCPProtocolType, AllowedRoutes: all},
+		gwv1.Listener{Name: "udp", Port: 53, Protocol: gwv1.UDPProtocolType, AllowedRoutes: all}))
+	parent := func(section string) gwv1.CommonRouteSpec {
+		return gwv1.CommonRouteSpec{ParentRefs: []gwv1.ParentReference{{Namespace: ptr(gwv1.Namespace(infra)), Name: "web", SectionName: ptr(gwv1.SectionName(section))}}}
+	}
+	backend := func(name string) []gwv1.BackendRef {
+		return []gwv1.BackendRef{{BackendObjectReference: gwv1.BackendObjectReference{Name: gwv1.ObjectName(name), Port: ptr(gwv1.PortNumber(5432))}}}
+	}
+	own := &gwv1.TCPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: infra, Name: "db"}, Spec: gwv1.TCPRouteSpec{CommonRouteSpec: parent("tcp"), Rules: []gwv1.TCPRouteRule{{BackendRefs: backend("db")}}}}
+	create(t, own)
+	eventually(t, "the owner's route rendered", func() error {
+		cm := &corev1.ConfigMap{}
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: infra, Name: "routes"}, cm); err != nil {
+			return err
+		}
+		if cm.Data["TCPRoute.db"] != "db" {
+			return fmt.Errorf("data = %v", cm.Data)
+		}
+		return nil
+	})
+
+	evil := backend("db\n  extra: field")
+	hostile := []client.Object{
+		&gwv1.GRPCRoute{ObjectMeta: metav1.ObjectMeta{Namespace: mallory, Name: "evil-grpc"}, Spec: gwv1.GRPCRouteSpec{CommonRouteSpec: parent("http"),
+			Rules: []gwv1.GRPCRouteRule{{BackendRefs: []gwv1.GRPCBackendRef{{BackendRef: evil[0]}}}}}},
+		&gwv1.TLSRoute{ObjectMeta: metav1.ObjectMeta{Namespace: mallory, Name: "evil-tls"}, Spec: gwv1.TLSRouteSpec{CommonRouteSpec: parent("tls"),
+			Hostnames: []gwv1.Hostname{"evil.example.com"}, Rules: []gwv1.TLSRouteRule{{BackendRefs: evil}}}},
+		&gwv1.TCPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: mallory, Name: "evil-tcp"}, Spec: gwv1.TCPRouteSpec{CommonRouteSpec: parent("tcp"), Rules: []gwv1.TCPRouteRule{{BackendRefs: evil}}}},
+		&gwv1.UDPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: mallory, Name: "evil-udp"}, Spec: gwv1.UDPRouteSpec{CommonRouteSpec: parent("udp"), Rules: []gwv1.UDPRouteRule{{BackendRefs: evil}}}},
+	}
+	create(t, hostile...)
+	for _, r := range hostile {
+		kind := desired.RouteKindOf(r)
+		eventually(t, fmt.Sprintf("%s %s/%s set apart on its own status", kind, mallory, r.GetName()), func() error {
+			if err := k8s.Get(ctx, client.ObjectKeyFromObject(r), r); err != nil {
+				return err
+			}
+			c := routeConditionOf(r, infra, "web", "gateway.gantry.dev/Rendered")
+			if c == nil || c.Status != metav1.ConditionFalse {
+				return fmt.Errorf("Rendered = %+v", c)
+			}
+			if !strings.Contains(c.Message, "backendRefs") {
+				return fmt.Errorf("Rendered message %q does not name the route's value", c.Message)
+			}
+			return nil
+		})
+	}
+	waitGateway(t, infra, "web", "Programmed", metav1.ConditionTrue, "Programmed")
+	cm := &corev1.ConfigMap{}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: infra, Name: "routes"}, cm); err != nil {
+		t.Fatal(err)
+	}
+	if len(cm.Data) != 1 || cm.Data["TCPRoute.db"] != "db" {
+		t.Errorf("routes ConfigMap %v, want the owner's route alone", cm.Data)
+	}
+
+	// What a namespace contributes is set apart whole (docs/security.md 8.4): with the other
+	// three gone and the TCPRoute fixed, it is back in the render and says so.
+	for _, r := range []client.Object{hostile[0], hostile[1], hostile[3]} {
+		if err := k8s.Delete(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tcp := hostile[2].(*gwv1.TCPRoute)
+	update(t, tcp, func(r *gwv1.TCPRoute) { r.Spec.Rules[0].BackendRefs[0].Name = "cache" })
+	eventually(t, "the fixed TCPRoute rendered", func() error {
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: infra, Name: "routes"}, cm); err != nil {
+			return err
+		}
+		if cm.Data["TCPRoute.evil-tcp"] != "cache" {
+			return fmt.Errorf("data = %v", cm.Data)
+		}
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(tcp), tcp); err != nil {
+			return err
+		}
+		c := routeConditionOf(tcp, infra, "web", "gateway.gantry.dev/Rendered")
+		if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != tcp.Generation {
+			return fmt.Errorf("Rendered = %+v", c)
+		}
+		return nil
+	})
+}
+
+// routeConditionOf is a route's (of any kind) condition in its parent entry for a Gantry Gateway.
+func routeConditionOf(r client.Object, gwNS, gw, typ string) *metav1.Condition {
+	for _, p := range desired.RouteStatus(r).Parents {
+		ns := r.GetNamespace()
+		if p.ParentRef.Namespace != nil {
+			ns = string(*p.ParentRef.Namespace)
+		}
+		if p.ControllerName == v1alpha1.ControllerName && ns == gwNS && string(p.ParentRef.Name) == gw {
+			return meta.FindStatusCondition(p.Conditions, typ)
+		}
+	}
+	return nil
 }

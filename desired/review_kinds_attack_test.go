@@ -79,6 +79,14 @@ func tlsRoute(namespace, name string, age time.Duration, backends ...gwv1.Backen
 		Hostnames: []gwv1.Hostname{"db.example.com"}, Rules: []gwv1.TLSRouteRule{{BackendRefs: backends}}}}
 }
 
+func grpcRouteOf(namespace, name string, age time.Duration, backends ...gwv1.BackendRef) *gwv1.GRPCRoute {
+	refs := make([]gwv1.GRPCBackendRef, len(backends))
+	for i, b := range backends {
+		refs[i] = gwv1.GRPCBackendRef{BackendRef: b}
+	}
+	return &gwv1.GRPCRoute{ObjectMeta: kindMeta(namespace, name, age), Spec: gwv1.GRPCRouteSpec{CommonRouteSpec: webParent("http"), Rules: []gwv1.GRPCRouteRule{{BackendRefs: refs}}}}
+}
+
 func udpRoute(namespace, name string, age time.Duration, backends ...gwv1.BackendRef) *gwv1.UDPRoute {
 	return &gwv1.UDPRoute{ObjectMeta: kindMeta(namespace, name, age), Spec: gwv1.UDPRouteSpec{CommonRouteSpec: webParent("udp"), Rules: []gwv1.UDPRouteRule{{BackendRefs: backends}}}}
 }
@@ -322,7 +330,7 @@ func TestReviewKindsRouteErrorOracle(t *testing.T) {
 }
 
 // TestReviewKindsRoutesQuarantine: a Gateway template that lists .Routes prints a field of
-// every route bare; a TCPRoute (or UDPRoute) of another namespace with a hostile backend name
+// every route bare; a TCPRoute (or UDPRoute, TLSRoute, GRPCRoute) of another namespace with a hostile backend name
 // is set apart, named by its kind, and the Gateway and the owner's routes render.
 func TestReviewKindsRoutesQuarantine(t *testing.T) {
 	tmpl := `apiVersion: v1
@@ -334,7 +342,7 @@ data:
   {{ printf "%s.%s.%s" $r.kind $r.namespace $r.name | quote }}: {{ .name }}
   {{- end }}{{ end }}{{ end }}
 `
-	for _, kind := range []string{"TCPRoute", "UDPRoute", "TLSRoute"} {
+	for _, kind := range []string{"TCPRoute", "UDPRoute", "TLSRoute", "GRPCRoute"} {
 		t.Run(kind, func(t *testing.T) {
 			bp := blueprint(map[string]string{"routes": tmpl}, `{}`)
 			bp.Spec.ListenerProtocols = []gwv1.ProtocolType{gwv1.HTTPProtocolType, gwv1.TLSProtocolType, gwv1.TCPProtocolType, gwv1.UDPProtocolType}
@@ -347,6 +355,8 @@ data:
 				evil = udpRoute(mallory, "evil", time.Hour, hostile)
 			case "TLSRoute":
 				evil = tlsRoute(mallory, "evil", time.Hour, hostile)
+			case "GRPCRoute":
+				evil = grpcRouteOf(mallory, "evil", time.Hour, hostile)
 			}
 			res, err := desired.Gateway(&desired.Input{Gateway: kindsGateway(), Class: class(), Blueprint: bp,
 				OtherRoutes: []client.Object{tcpRoute(ns, "db", 0, backendRef("", "db", 5432)), evil}})

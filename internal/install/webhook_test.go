@@ -64,7 +64,7 @@ func TestChartWebhookRefusesAtApply(t *testing.T) {
 	}
 	sa := rest.CopyConfig(cfg)
 	sa.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":gantry"}
-	run, err := controllers.Start(sa, controllers.ManagerOptions{MetricsAddress: "0", WebhookPort: port, WebhookHost: "127.0.0.1", WebhookCertDir: dir},
+	run, err := controllers.Start(sa, controllers.ManagerOptions{MetricsAddress: "0", Restartable: true, WebhookPort: port, WebhookHost: "127.0.0.1", WebhookCertDir: dir},
 		controllers.Options{ControllerNamespace: ns, Webhooks: true})
 	if err != nil {
 		t.Fatal(err)
