@@ -13,6 +13,7 @@ import (
 
 	"github.com/pmezard/go-difflib/difflib"
 	"github.com/spf13/cobra"
+	"helm.sh/helm/v3/pkg/cli/values"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -48,6 +49,9 @@ type diffOptions struct {
 	controllerNamespace string
 	limits              render.Limits
 	color               string
+	// values is a what-if layer above every policy (--set, -f), for the render after only.
+	values  values.Options
+	cmdline map[string]any
 }
 
 func newDiffCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -63,8 +67,14 @@ defaults and other managers' fields do not show), objects to prune, the status t
 and the policies whose outcome would change. It writes nothing: every request but the dry-runs
 is a read.
 
-Exit status: 0 when nothing would change, 1 when something would, 2 on error.`,
+--values and --set lay a layer of values above every policy over the cluster's, as render's do:
+what the Gateways would get if such a policy were applied.
+
+Exit status: 0 when nothing would change (a repository identical to the cluster, say), 1 when
+something would (an object created, updated or pruned, a status, a policy's or route's outcome),
+2 on an error: a usage error, the cluster unreachable or forbidding what diff must read.`,
 		Example: `  gantry diff -A my-policy-edit.yaml
+  gantry diff -n team-a --gateway team-a/web --set replicas=5
   gantry diff -n team-a --gateway team-a/web -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			err := o.run(cmd.Context(), args, stdin, stdout, stderr)
@@ -82,6 +92,7 @@ Exit status: 0 when nothing would change, 1 when something would, 2 on error.`,
 	f.StringArrayVar(&o.gateways, "gateway", nil, "look only at this Gateway, as namespace/name (repeatable)")
 	f.StringVarP(&o.output, "output", "o", "text", "output format: text or json")
 	f.StringVar(&o.controllerNamespace, "controller-namespace", desired.DefaultControllerNamespace, "namespace whose GatewayClassConfigs are global")
+	addValueFlags(f, &o.values, "every policy, as if a policy above all others set them")
 	addLimitFlags(f, &o.limits)
 	f.StringVar(&o.color, "color", "auto", "colour the text output: auto (on a terminal, unless NO_COLOR is set), always or never")
 	mustComplete(cmd, "gateway", o.cluster.completeNames(gatewayList))
@@ -146,6 +157,9 @@ func (o *diffOptions) run(ctx context.Context, args []string, stdin io.Reader, s
 			return usagef("--gateway must be namespace/name, not %q", g)
 		}
 	}
+	if o.cmdline, err = commandLineValues(&o.values); err != nil {
+		return err
+	}
 	local, err := manifests.Load(args, stdin)
 	if err != nil {
 		return err
@@ -199,6 +213,7 @@ func (o *diffOptions) run(ctx context.Context, args []string, stdin io.Reader, s
 func (o *diffOptions) diffGateway(ctx context.Context, live *liveCluster, set *manifests.Set, gw *gwv1.Gateway) (*gatewayDiff, error) {
 	d := &gatewayDiff{Gateway: gw.Namespace + "/" + gw.Name}
 	in := o.input(live, set, gw)
+	in.CommandLine = o.cmdline // the what-if layer: after, not before
 	res, renderErr := desired.Gateway(in)
 
 	// Policies: the outcomes with the cluster's inputs, against those with the local files.

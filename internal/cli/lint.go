@@ -67,9 +67,7 @@ The exit code is 0 when every blueprint passes, 1 when one does not, 2 on a usag
 	}
 	f := cmd.Flags()
 	f.BoolVar(&strict, "strict", false, "fail on warnings, as helm lint --strict")
-	f.StringArrayVarP(&o.values.ValueFiles, "values", "f", nil, "a YAML file of values above the blueprint's defaults (repeatable)")
-	f.StringArrayVar(&o.values.Values, "set", nil, "set a value above the blueprint's defaults, Helm-style: a.b=c,d=e (repeatable)")
-	f.StringArrayVar(&o.values.StringValues, "set-string", nil, "like --set, always as a string")
+	addValueFlags(f, &o.values, "the blueprint's defaults")
 	return cmd
 }
 

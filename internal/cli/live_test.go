@@ -257,6 +257,29 @@ func TestLive(t *testing.T) {
 		}
 	})
 
+	t.Run("diff --set is a what-if layer above every policy", func(t *testing.T) {
+		// Issue 21: diff takes --set and -f as render does, for the render after only.
+		code, out, errOut := gantry("diff", "-A", "--gateway", "team-a/web", "--set", "replicas=7")
+		if code != 1 {
+			t.Fatalf("exit %d, want 1 (changes):\n%s%s", code, out, errOut)
+		}
+		for _, want := range []string{"~ update Deployment team-a/web", "-  replicas: 5", "+  replicas: 7"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("diff lacks %q:\n%s", want, out)
+			}
+		}
+		// The same value from a file: the Deployment stays, but the policy that set it would be
+		// overridden, and its status would say so.
+		values := writeFile(t, "values.yaml", "replicas: 5\n")
+		code, out, errOut = gantry("diff", "-A", "--gateway", "team-a/web", "-f", values)
+		if code != 1 || strings.Contains(out, "Deployment") || !strings.Contains(out, "policy GatewayConfig team-a/team-a-defaults: Enforced -> Overridden") {
+			t.Errorf("-f with the value the Gateway already has: exit %d, want 1 with the policy overridden and no Deployment change:\n%s%s", code, out, errOut)
+		}
+		if code, _, errOut := gantry("diff", "-A", "--set", "replicas"); code != 2 || !strings.Contains(errOut, "replicas") {
+			t.Errorf("a --set without a value: exit %d, stderr %q; want 2 naming it", code, errOut)
+		}
+	})
+
 	t.Run("diff shows the prune of a removed template", func(t *testing.T) {
 		code, out, errOut := gantry("diff", "-A", withoutTemplate(t, "pdb"))
 		if code != 1 {

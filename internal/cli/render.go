@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"helm.sh/helm/v3/pkg/cli/values"
 	"helm.sh/helm/v3/pkg/getter"
 	"k8s.io/apimachinery/pkg/types"
@@ -84,10 +85,8 @@ an edit can be previewed against every live Gateway before it is applied.`,
 	f.BoolVar(&o.debug, "debug", false, "with an error about a template's output (not valid YAML), print that output with line numbers, as helm template --debug")
 	f.StringVar(&o.outputDir, "output-dir", "", "write objects to DIR/<namespace>/<gateway>/<template>.yaml instead of stdout")
 	f.StringVar(&o.controllerNamespace, "controller-namespace", desired.DefaultControllerNamespace, "namespace whose GatewayClassConfigs are global")
-	f.StringArrayVarP(&o.values.ValueFiles, "values", "f", nil, "a YAML file of values above every policy (repeatable)")
-	f.StringArrayVar(&o.values.Values, "set", nil, "set a value above every policy, Helm-style: a.b=c,d=e (repeatable)")
+	addValueFlags(f, &o.values, "every policy")
 	addLimitFlags(f, &o.limits)
-	f.StringArrayVar(&o.values.StringValues, "set-string", nil, "like --set, always as a string")
 	mustComplete(cmd, "gateway", o.cluster.completeNames(gatewayList))
 	return cmd
 }
@@ -241,15 +240,26 @@ func eachRenderError(err error, visit func(*render.Error)) {
 }
 
 // commandLine builds the --values/--set layer with Helm's own parsing.
-func (o *renderOptions) commandLine() (map[string]any, error) {
-	if len(o.values.ValueFiles)+len(o.values.Values)+len(o.values.StringValues) == 0 {
+func (o *renderOptions) commandLine() (map[string]any, error) { return commandLineValues(&o.values) }
+
+// commandLineValues builds a --values/--set/--set-string layer with Helm's own parsing (nil when
+// none is given).
+func commandLineValues(v *values.Options) (map[string]any, error) {
+	if len(v.ValueFiles)+len(v.Values)+len(v.StringValues) == 0 {
 		return nil, nil
 	}
-	v, err := o.values.MergeValues(getter.Providers{})
+	m, err := v.MergeValues(getter.Providers{})
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
-	return precedence.Normalize(v).(map[string]any), nil
+	return precedence.Normalize(m).(map[string]any), nil
+}
+
+// addValueFlags adds -f/--values, --set and --set-string, each a layer "above" what above says.
+func addValueFlags(f *pflag.FlagSet, v *values.Options, above string) {
+	f.StringArrayVarP(&v.ValueFiles, "values", "f", nil, "a YAML file of values above "+above+" (repeatable)")
+	f.StringArrayVar(&v.Values, "set", nil, "set a value above "+above+", Helm-style: a.b=c,d=e (repeatable)")
+	f.StringArrayVar(&v.StringValues, "set-string", nil, "like --set, always as a string")
 }
 
 // selectGateways returns the Gateways named (as namespace/name), or every Gateway of a Gantry
