@@ -3,6 +3,7 @@
 package install
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -12,7 +13,9 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 )
 
@@ -48,4 +51,24 @@ func Render(dir, release, namespace string, values map[string]any) ([]*unstructu
 		}
 	}
 	return out, nil
+}
+
+// LocalWebhooks points every webhook of the ValidatingWebhookConfiguration name at
+// https://127.0.0.1:port, on the path the chart gives it, trusting caPEM; the rules and failure
+// policy stay the chart's. envtest's API server has no Service network to reach the chart's
+// webhook Service through, so tests and the playground serve the webhooks on loopback.
+func LocalWebhooks(ctx context.Context, c client.Client, name string, port int, caPEM []byte) error {
+	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	if err := c.Get(ctx, client.ObjectKey{Name: name}, vwc); err != nil {
+		return err
+	}
+	for i := range vwc.Webhooks {
+		cc := &vwc.Webhooks[i].ClientConfig
+		if cc.Service == nil || cc.Service.Path == nil {
+			return fmt.Errorf("webhook %s of %s names no Service path", vwc.Webhooks[i].Name, name)
+		}
+		url := fmt.Sprintf("https://127.0.0.1:%d%s", port, *cc.Service.Path)
+		*cc = admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: caPEM}
+	}
+	return c.Update(ctx, vwc)
 }

@@ -9,12 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -22,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -32,6 +35,7 @@ import (
 	"gantry.dev/gantry/desired"
 	"gantry.dev/gantry/internal/cluster"
 	"gantry.dev/gantry/internal/explain"
+	"gantry.dev/gantry/internal/install"
 	"gantry.dev/gantry/internal/testenv"
 	"gantry.dev/gantry/manifests"
 )
@@ -48,6 +52,15 @@ type Options struct {
 	Timeout time.Duration
 	// Ready, when set, is called once everything is printed, while the API server still runs.
 	Ready func()
+	// Chart installs the Helm chart's objects (rendered by Helm's engine) and runs the
+	// controller as the chart's ServiceAccount, with exactly the chart's permissions and its
+	// admission (the webhooks served on loopback): what works here then works with the chart.
+	Chart bool
+	// Watch applies the paths again whenever a file below them changes (objects removed from
+	// the files are deleted), then prints the Gateways again; until ctx ends.
+	Watch bool
+	// Changed, when set, is called after each re-apply that Watch made has been printed.
+	Changed func()
 }
 
 // Run starts the API server and the controller, applies the manifests, prints the result and,
@@ -70,15 +83,33 @@ func Run(ctx context.Context, out io.Writer, o Options) (err error) {
 		defer os.Remove(o.Kubeconfig)
 	}
 
-	stopController, err := controllers.Start(cfg, controllers.ManagerOptions{MetricsAddress: "0"}, controllers.Options{})
+	c, err := client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
+	if err != nil {
+		return err
+	}
+	// Restartable: tests run several playgrounds in one process.
+	controllerCfg, mo, co := cfg, controllers.ManagerOptions{MetricsAddress: "0", Restartable: true}, controllers.Options{}
+	if o.Chart {
+		fmt.Fprintln(out, "Installing the Helm chart (charts/gantry) ...")
+		dir, err := os.MkdirTemp("", "gantry-playground-webhook-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		if controllerCfg, mo, err = installChart(ctx, c, cfg, dir); err != nil {
+			return err
+		}
+		co.Webhooks = true
+	}
+	stopController, err := controllers.Start(controllerCfg, mo, co)
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, stopController()) }()
-
-	c, err := client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
-	if err != nil {
-		return err
+	if o.Chart {
+		if err := install.LocalWebhooks(ctx, c, "gantry", mo.WebhookPort, webhookCA); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintln(out, "Applying", strings.Join(o.Paths, " "), "...")
 	if err := apply(ctx, c, set); err != nil {
@@ -94,6 +125,14 @@ func Run(ctx context.Context, out io.Writer, o Options) (err error) {
 	if err := report(ctx, c, out); err != nil {
 		return err
 	}
+	var w *fsnotify.Watcher
+	if o.Watch && !o.Once {
+		// Before Ready: a change made from then on is seen.
+		if w, err = newWatcher(o.Paths); err != nil {
+			return err
+		}
+		defer w.Close()
+	}
 	if o.Ready != nil {
 		o.Ready()
 	}
@@ -101,10 +140,54 @@ func Run(ctx context.Context, out io.Writer, o Options) (err error) {
 		return nil
 	}
 	if o.Kubeconfig != "" {
-		fmt.Fprintf(out, "\nThe playground is running. Try:\n  kubectl --kubeconfig %s get gateways,gatewayconfigs,gatewayclassconfigs -A\nPress Ctrl-C to stop it and clean up.\n", o.Kubeconfig)
+		fmt.Fprintf(out, "\nThe playground is running. Try:\n  kubectl --kubeconfig %s get gateways,gatewayconfigs,gatewayclassconfigs -A\n", o.Kubeconfig)
+	}
+	if o.Watch {
+		fmt.Fprintf(out, "Watching %s: a change there is applied and printed again.\n", strings.Join(o.Paths, " "))
+	}
+	fmt.Fprintln(out, "Press Ctrl-C to stop it and clean up.")
+	if o.Watch {
+		return watch(ctx, c, w, out, o, set, timeout)
 	}
 	<-ctx.Done()
 	return nil
+}
+
+// The chart as the playground installs it.
+const (
+	chartRelease   = "gantry"
+	chartNamespace = desired.DefaultControllerNamespace
+)
+
+// webhookCA is the CA bundle of the playground's webhook certificate (installChart).
+var webhookCA []byte
+
+// installChart creates the chart's objects, as Helm's engine renders them, and returns the
+// controller's config (impersonating the chart's ServiceAccount) and manager options (its
+// webhooks served on loopback with a certificate made in dir).
+func installChart(ctx context.Context, c client.Client, cfg *rest.Config, dir string) (*rest.Config, controllers.ManagerOptions, error) {
+	mo := controllers.ManagerOptions{MetricsAddress: "0", Restartable: true, WebhookHost: "127.0.0.1", WebhookCertDir: dir}
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: chartNamespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, mo, err
+	}
+	objs, err := install.Render(filepath.Join(testenv.Root(), "charts", "gantry"), chartRelease, chartNamespace, nil)
+	if err != nil {
+		return nil, mo, fmt.Errorf("render the chart: %w", err)
+	}
+	for _, o := range objs {
+		if err := c.Create(ctx, o); err != nil {
+			return nil, mo, fmt.Errorf("install the chart's %s %s: %w", o.GetKind(), o.GetName(), err)
+		}
+	}
+	if webhookCA, err = testenv.ServingCert(dir); err != nil {
+		return nil, mo, err
+	}
+	if mo.WebhookPort, err = testenv.FreePort(); err != nil {
+		return nil, mo, err
+	}
+	sa := rest.CopyConfig(cfg)
+	sa.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + chartNamespace + ":gantry"}
+	return sa, mo, nil
 }
 
 func writeKubeconfig(env *envtest.Environment, path string) error {
@@ -122,15 +205,14 @@ func writeKubeconfig(env *envtest.Environment, path string) error {
 	return os.WriteFile(path, kc, 0o600)
 }
 
-// apply creates the manifests' namespaces and objects, in dependency order.
-func apply(ctx context.Context, c client.Client, set *manifests.Set) error {
-	namespaces := map[string]bool{desired.DefaultControllerNamespace: true}
+// objects are the manifests' objects the playground applies, in dependency order.
+func objects(set *manifests.Set) []client.Object {
 	var objs []client.Object
-	for _, bp := range set.Blueprints {
-		objs = append(objs, bp)
+	for _, name := range slices.Sorted(maps.Keys(set.Blueprints)) {
+		objs = append(objs, set.Blueprints[name])
 	}
-	for _, cl := range set.Classes {
-		objs = append(objs, cl)
+	for _, name := range slices.Sorted(maps.Keys(set.Classes)) {
+		objs = append(objs, set.Classes[name])
 	}
 	for _, p := range set.GatewayClassConfigs {
 		objs = append(objs, p)
@@ -141,10 +223,16 @@ func apply(ctx context.Context, c client.Client, set *manifests.Set) error {
 	for _, gw := range set.Gateways {
 		objs = append(objs, gw)
 	}
+	for _, ls := range set.ListenerSets {
+		objs = append(objs, ls)
+	}
 	for _, r := range set.Routes {
 		objs = append(objs, r)
 	}
 	objs = append(objs, set.OtherRoutes...)
+	for _, g := range set.ReferenceGrants {
+		objs = append(objs, g)
+	}
 	// Services the routes send to (backendRefs resolve when they exist), not objects that
 	// stand for what a Gateway rendered before.
 	for _, u := range set.Live {
@@ -152,6 +240,12 @@ func apply(ctx context.Context, c client.Client, set *manifests.Set) error {
 			objs = append(objs, u.DeepCopy())
 		}
 	}
+	return objs
+}
+
+// createNamespaces creates the namespaces the objects are in, with the manifests' labels.
+func createNamespaces(ctx context.Context, c client.Client, set *manifests.Set, objs []client.Object) error {
+	namespaces := map[string]bool{desired.DefaultControllerNamespace: true}
 	for _, o := range objs {
 		if o.GetNamespace() != "" {
 			namespaces[o.GetNamespace()] = true
@@ -162,6 +256,15 @@ func apply(ctx context.Context, c client.Client, set *manifests.Set) error {
 		if err := c.Create(ctx, nsObj); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create Namespace %s: %w", ns, err)
 		}
+	}
+	return nil
+}
+
+// apply creates the manifests' namespaces and objects, in dependency order.
+func apply(ctx context.Context, c client.Client, set *manifests.Set) error {
+	objs := objects(set)
+	if err := createNamespaces(ctx, c, set, objs); err != nil {
+		return err
 	}
 	// A manifest's creationTimestamp orders policies of one level (the older is higher); the
 	// API server sets its own. Created in that order, a second apart where the manifests' differ,

@@ -2,16 +2,20 @@ package playground_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/controllers"
 	"gantry.dev/gantry/internal/playground"
 	"gantry.dev/gantry/internal/testenv"
@@ -76,5 +80,99 @@ func TestOnce(t *testing.T) {
 	}
 	if strings.Count(got, "status: \"True\"") < 2 {
 		t.Errorf("expected True conditions in the output:\n%s", got)
+	}
+}
+
+// TestChartAndWatch: issue 21. The playground takes a user's own folder while it runs (--watch)
+// and runs the controller with the chart's permissions and admission (--chart): an edit of the
+// folder reaches the Gateway, and a blueprint that does not compile is refused at apply, as the
+// chart's webhook refuses it in a cluster.
+func TestChartAndWatch(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(testenv.Root(), "samples", "defaults-vs-overrides")
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".yaml") {
+			b, err := os.ReadFile(filepath.Join(src, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	var c client.Client
+	replicas := func() int32 {
+		d := &appsv1.Deployment{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: "team-a", Name: "web"}, d); err != nil {
+			t.Errorf("Deployment team-a/web: %v", err)
+			return -1
+		}
+		return *d.Spec.Replicas
+	}
+	var before, after int32
+	var out bytes.Buffer
+	err = playground.Run(ctx, &out, playground.Options{
+		Paths: []string{dir}, Kubeconfig: kubeconfig, Timeout: 2 * time.Minute, Chart: true, Watch: true,
+		Ready: func() {
+			cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+			if err == nil {
+				c, err = client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
+			}
+			if err != nil {
+				t.Error(err)
+				cancel()
+				return
+			}
+			before = replicas()
+			// A watch that never fires must fail the test, not hang it.
+			stop := time.AfterFunc(90*time.Second, func() { t.Error("the edit was not applied within 90 s"); cancel() })
+			t.Cleanup(func() { stop.Stop() })
+			broken := &v1alpha1.GatewayClassBlueprint{ObjectMeta: metav1.ObjectMeta{Name: "broken"}, Spec: v1alpha1.GatewayClassBlueprintSpec{
+				GatewayTemplate: v1alpha1.GatewayTemplate{ResourceTemplates: map[string]string{"x": "{{ if }}"}}}}
+			if err := c.Create(ctx, broken); err == nil || !strings.Contains(err.Error(), "denied the request") {
+				t.Errorf("a blueprint that does not compile, under --chart: %v; want the chart's webhook to refuse it", err)
+			}
+			// The user's edit: team-a's namespace default of 5 replicas becomes 4.
+			p := filepath.Join(dir, "team-a.yaml")
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Error(err)
+				cancel()
+				return
+			}
+			edited := strings.Replace(string(b), "replicas: 5", "replicas: 4", 1)
+			if edited == string(b) {
+				t.Error("team-a.yaml has no 'replicas: 5' to edit")
+				cancel()
+				return
+			}
+			if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
+				t.Error(err)
+				cancel()
+			}
+		},
+		Changed: func() {
+			after = replicas()
+			cancel()
+		},
+	})
+	if err != nil {
+		t.Fatalf("playground: %v\n%s", err, out.String())
+	}
+	if before != 5 || after != 4 {
+		t.Errorf("Deployment team-a/web replicas %d before the edit and %d after, want 5 and 4:\n%s", before, after, out.String())
+	}
+	for _, want := range []string{"Installing the Helm chart", "Watching " + dir, "again ..."} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
 	}
 }
