@@ -127,6 +127,7 @@ func Gateway(in *Input) (*Result, error) {
 			IsNamespaced: in.IsNamespaced,
 			Limits:       in.Limits,
 			CustomKinds:  in.CustomKinds,
+			KeepText:     in.KeepText,
 		})
 		if err != nil {
 			return err
@@ -277,6 +278,7 @@ func renderRoute(bp *render.Blueprint, pin precedence.Input, in *Input, r routeO
 		IsNamespaced: in.IsNamespaced,
 		Limits:       in.Limits,
 		CustomKinds:  in.CustomKinds,
+		KeepText:     in.KeepText,
 	})
 	if err != nil {
 		return values, nil, nil, err
@@ -567,7 +569,7 @@ func appendObjects(dst []Object, gw *gwv1.Gateway, infra metadataPolicy, owner O
 				labels[v1alpha1.LabelRouteNamespace] = owner.Namespace
 			}
 		}
-		dst = append(dst, Object{Owner: owner, Template: o.Template, Object: o.Object})
+		dst = append(dst, Object{Owner: owner, Template: o.Template, Object: o.Object, Text: o.Text})
 	}
 	return dst
 }

@@ -76,6 +76,8 @@ type Input struct {
 	// Limits bound each render (the Gateway's, and each route's); zero fields take
 	// render.DefaultLimits.
 	Limits render.Limits
+	// KeepText keeps each object's text as its template wrote it, in Object.Text.
+	KeepText bool
 }
 
 // Result is the desired state of one Gateway.
@@ -106,6 +108,9 @@ type Object struct {
 	// Template is the resourceTemplates key that produced it.
 	Template string
 	Object   map[string]any
+	// Text is the object's document as the template wrote it (Input.KeepText): without the
+	// labels, annotations and namespace Gantry adds to Object.
+	Text string
 }
 
 // Owner names the Gateway or route a rendered object belongs to.

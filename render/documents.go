@@ -165,6 +165,10 @@ func (b *Blueprint) objects(c *compiled, text string, in *Input, check *boundary
 		return nil, e
 	}
 	var out []Object
+	var texts []string
+	if in.KeepText {
+		texts, _ = yamltext.SplitDocuments(text)
+	}
 	for i, v := range parsed {
 		if v == nil {
 			continue // an empty document
@@ -176,7 +180,11 @@ func (b *Blueprint) objects(c *compiled, text string, in *Input, check *boundary
 		if err := b.checkObject(obj, in); err != nil {
 			return nil, fail(i+1, "", "%v", err)
 		}
-		out = append(out, Object{Template: c.key, Object: obj})
+		o := Object{Template: c.key, Object: obj}
+		if i < len(texts) {
+			o.Text = texts[i]
+		}
+		out = append(out, o)
 	}
 	return out, nil
 }

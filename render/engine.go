@@ -314,12 +314,18 @@ type Input struct {
 	CustomKinds map[schema.GroupKind]bool
 	// Limits bound the render; zero fields take the defaults.
 	Limits Limits
+	// KeepText keeps each object's document text as written in Object.Text (gantry render
+	// --as-written). Such a render is not remembered by an OutputMemory.
+	KeepText bool
 }
 
 // Object is one rendered object and the template that produced it.
 type Object struct {
 	Template string
 	Object   map[string]any
+	// Text is the document as the template wrote it (comments, key order, quoting), when the
+	// input asked for it (Input.KeepText); the Object is what it parsed to.
+	Text string
 }
 
 // Output is what a render produced.

@@ -81,7 +81,7 @@ func (m *OutputMemory) RenderRoute(b *Blueprint, in *Input) (*Output, error) {
 }
 
 func (m *OutputMemory) render(b *Blueprint, in *Input, set byte, render func(*Input) (*Output, error)) (*Output, error) {
-	if m == nil {
+	if m == nil || in.KeepText {
 		return render(in)
 	}
 	key, ok := outputKey(b, in, set)

@@ -35,6 +35,7 @@ type renderOptions struct {
 	explain             bool
 	showOnly            []string
 	debug               bool
+	asWritten           bool
 	outputDir           string
 	controllerNamespace string
 	values              values.Options
@@ -83,6 +84,7 @@ an edit can be previewed against every live Gateway before it is applied.`,
 	f.BoolVar(&o.explain, "explain", false, "print, for each value, who set it and what it shadowed, then each policy's outcome")
 	f.StringArrayVar(&o.showOnly, "show-only", nil, "print only objects of this template (a resourceTemplates key; repeatable)")
 	f.BoolVar(&o.debug, "debug", false, "with an error about a template's output (not valid YAML), print that output with line numbers, as helm template --debug")
+	f.BoolVar(&o.asWritten, "as-written", false, "print each object's text as its template wrote it (comments, key order), without the labels, annotations and namespace Gantry adds when it applies it")
 	f.StringVar(&o.outputDir, "output-dir", "", "write objects to DIR/<namespace>/<gateway>/<template>.yaml instead of stdout")
 	f.StringVar(&o.controllerNamespace, "controller-namespace", desired.DefaultControllerNamespace, "namespace whose GatewayClassConfigs are global")
 	addValueFlags(f, &o.values, "every policy")
@@ -102,6 +104,9 @@ type rendered struct {
 func (o *renderOptions) run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if o.output != "yaml" && o.output != "json" {
 		return usagef("--output must be yaml or json, not %q", o.output)
+	}
+	if o.asWritten && (o.output == "json" || o.showValues || o.explain) {
+		return usagef("--as-written prints the templates' YAML text: not with -o json, --show-values or --explain")
 	}
 	if o.output == "json" && o.outputDir != "" {
 		return usagef("--output-dir writes one YAML file per template; -o json prints to stdout: use one of them")
@@ -149,6 +154,7 @@ func (o *renderOptions) run(ctx context.Context, args []string, stdin io.Reader,
 		}
 		in.Limits = o.limits
 		in.CommandLine = cmdline
+		in.KeepText = o.asWritten
 		if live != nil {
 			in.IsNamespaced = live.isNamespaced
 		}
@@ -344,11 +350,14 @@ func (o *renderOptions) printObjects(w io.Writer, results []rendered) error {
 		for _, a := range r.res.Addresses {
 			fmt.Fprintf(w, "# Status address: %s\n", a.Value)
 		}
+		if o.asWritten {
+			fmt.Fprintln(w, "# As written: Gantry adds its labels, owner annotations and the namespace when it applies these")
+		}
 		for _, obj := range r.res.Objects {
 			if !o.keep(obj) {
 				continue
 			}
-			b, err := yaml.Marshal(obj.Object)
+			b, err := o.objectText(obj)
 			if err != nil {
 				return err
 			}
@@ -356,6 +365,18 @@ func (o *renderOptions) printObjects(w io.Writer, results []rendered) error {
 		}
 	}
 	return nil
+}
+
+// objectText is obj as YAML: as Gantry applies it, or (--as-written) as its template wrote it.
+func (o *renderOptions) objectText(obj desired.Object) ([]byte, error) {
+	if o.asWritten {
+		t := strings.TrimLeft(obj.Text, "\n")
+		if !strings.HasSuffix(t, "\n") {
+			t += "\n"
+		}
+		return []byte(t), nil
+	}
+	return yaml.Marshal(obj.Object)
 }
 
 func source(r rendered, obj desired.Object) string {
@@ -377,7 +398,7 @@ func (o *renderOptions) writeDir(stdout io.Writer, r rendered) error {
 			dir = filepath.Join(dir, strings.ToLower(obj.Owner.Kind)+"s", obj.Owner.Namespace, obj.Owner.Name)
 		}
 		path := filepath.Join(dir, obj.Template+".yaml")
-		b, err := yaml.Marshal(obj.Object)
+		b, err := o.objectText(obj)
 		if err != nil {
 			return err
 		}

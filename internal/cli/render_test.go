@@ -249,3 +249,73 @@ func TestMissingClassIsNamed(t *testing.T) {
 		t.Errorf("--gateway: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestAsWrittenKeepsTheTemplateText: issue 21. render re-serialises every object, losing the
+// template's comments and key order; --as-written prints the text as the template wrote it,
+// tenant values and all, and the default output stays the object as applied.
+func TestAsWrittenKeepsTheTemplateText(t *testing.T) {
+	bp := `apiVersion: gateway.gantry.dev/v1alpha1
+kind: GatewayClassBlueprint
+metadata: {name: commented}
+spec:
+  values: {default: {greeting: hello}}
+  gatewayTemplate:
+    resourceTemplates:
+      cm: |
+        # The greeting, for people
+        kind: ConfigMap
+        apiVersion: v1
+        metadata:
+          name: {{ .Gateway.metadata.name }}-greeting  # named after the Gateway
+        data:
+          zeta: "last in the alphabet, first here"
+          greeting: {{ .Values.greeting | quote }}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: commented}
+spec:
+  controllerName: gantry.dev/gateway-controller
+  parametersRef: {group: gateway.gantry.dev, kind: GatewayClassBlueprint, name: commented}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: web, namespace: team-a}
+spec:
+  gatewayClassName: commented
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+---
+apiVersion: gateway.gantry.dev/v1alpha1
+kind: GatewayConfig
+metadata: {name: web, namespace: team-a}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: web}
+  default: {greeting: "hi # not a comment"}
+`
+	path := filepath.Join(t.TempDir(), "commented.yaml")
+	if err := os.WriteFile(path, []byte(bp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := gantry("render", path, "--as-written")
+	want := `# The greeting, for people
+kind: ConfigMap
+apiVersion: v1
+metadata:
+  name: web-greeting  # named after the Gateway
+data:
+  zeta: "last in the alphabet, first here"
+  greeting: "hi # not a comment"
+`
+	if code != 0 || !strings.Contains(out, "# Source: commented/gatewayTemplate/cm\n"+want) {
+		t.Errorf("exit %d, stderr %q; want the template's text as written:\n%s", code, errOut, out)
+	}
+	// Without it: the object as applied, keys sorted, Gantry's labels added, no comments.
+	code, out, _ = gantry("render", path)
+	g, z := strings.Index(out, "  greeting: "), strings.Index(out, "  zeta: ")
+	if code != 0 || strings.Contains(out, "for people") || !strings.Contains(out, "gateway.gantry.dev/template: cm") || g < 0 || z < g {
+		t.Errorf("exit %d; the default output is not the object as applied:\n%s", code, out)
+	}
+	if code, _, errOut := gantry("render", path, "--as-written", "-o", "json"); code != 2 || !strings.Contains(errOut, "--as-written") {
+		t.Errorf("--as-written with -o json: exit %d, stderr %q; want a usage error", code, errOut)
+	}
+}
