@@ -6,7 +6,7 @@ BIN := $(CURDIR)/bin
 CONTROLLER_GEN := $(BIN)/controller-gen
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all build generate verify-generated vet test test-unit envtest-assets config-servers demo demo-once bench bench-large fmt conformance
+.PHONY: all build generate verify-generated vet test test-unit envtest-assets config-servers demo demo-once bench bench-large fmt conformance faults
 
 all: build
 
@@ -65,6 +65,11 @@ CONFORMANCE_REPORT ?= $(CURDIR)/docs/conformance/standard-$(VERSION)-default-rep
 conformance: envtest-assets
 	KUBEBUILDER_ASSETS=$$(hack/envtest-binaries.sh) go test -count=1 -timeout 60m -run '^TestConformance$$' ./conformance \
 	  -args -conformance.full -conformance.version=$(VERSION) -conformance.report=$(CONFORMANCE_REPORT)
+
+# The fault suite (faults/): the shipped binary killed, stopped and failed over on a real
+# kube-apiserver and etcd, with the slow cases `make test` skips (docs/reliability.md).
+faults: envtest-assets
+	GANTRY_FAULTS=all KUBEBUILDER_ASSETS=$$(hack/envtest-binaries.sh) go test -count=1 -v ./faults
 
 test-unit:
 	go test -count=1 ./...

@@ -1,0 +1,245 @@
+package faults_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/internal/testenv"
+	"gantry.dev/gantry/manifests"
+)
+
+// world is one test's Gateways of the ready proxy blueprint in a namespace of their own, and a
+// bystander: a ConfigMap of the tenant's that carries Gantry's labels and owner annotation but
+// no owner reference, which no fault may make Gantry touch.
+type world struct {
+	ns, class string
+	gateways  []*gwv1.Gateway
+	bystander *corev1.ConfigMap
+}
+
+var seq int
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	seq++
+	w := &world{ns: fmt.Sprintf("f%d-%d", seq, time.Now().UnixNano()%100000)}
+	w.class = "proxy-" + w.ns
+	create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: w.ns}})
+	set, err := manifests.Load([]string{filepath.Join(testenv.Root(), "blueprints", "proxy", "blueprint.yaml")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bp := set.Blueprints["proxy"].DeepCopy()
+	bp.Name = w.class
+	create(t, bp, &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: w.class}, Spec: gwv1.GatewayClassSpec{
+		ControllerName: v1alpha1.ControllerName,
+		ParametersRef:  &gwv1.ParametersReference{Group: "gateway.gantry.dev", Kind: "GatewayClassBlueprint", Name: w.class},
+	}})
+	w.bystander = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: w.ns, Name: "gw-0",
+		Labels:      map[string]string{v1alpha1.LabelGatewayName: "gw-0", v1alpha1.LabelTemplate: "deployment"},
+		Annotations: map[string]string{v1alpha1.AnnotationOwner: w.ns + "/gw-0"}}, Data: map[string]string{"mine": "yes"}}
+	create(t, w.bystander)
+	return w
+}
+
+// add creates n more Gateways.
+func (w *world) add(t *testing.T, n int) {
+	t.Helper()
+	for range n {
+		gw := &gwv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: w.ns, Name: fmt.Sprintf("gw-%d", len(w.gateways))}, Spec: gwv1.GatewaySpec{
+			GatewayClassName: gwv1.ObjectName(w.class), Listeners: []gwv1.Listener{{Name: "http", Port: 80, Protocol: gwv1.HTTPProtocolType}}}}
+		create(t, gw)
+		w.gateways = append(w.gateways, gw)
+	}
+}
+
+// programmed counts the Gateways Programmed=True for their generation.
+func (w *world) programmed(t *testing.T) int {
+	t.Helper()
+	l := &gwv1.GatewayList{}
+	if err := k8s.List(t.Context(), l, client.InNamespace(w.ns)); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, gw := range l.Items {
+		if c := meta.FindStatusCondition(gw.Status.Conditions, "Programmed"); c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == gw.Generation {
+			n++
+		}
+	}
+	return n
+}
+
+// converged waits until the world is as it must be whatever happened on the way: every
+// Gateway Programmed; each Gateway's Deployment, Service and ServiceAccount present once, owned
+// by that Gateway (its UID), with the blueprint's content; no other rendered Deployment; the
+// bystander as it was. It returns how long that took.
+func (w *world) converged(t *testing.T) time.Duration {
+	t.Helper()
+	start := time.Now()
+	eventually(t, fmt.Sprintf("%d Gateways of %s programmed", len(w.gateways), w.ns), func() error {
+		if n := w.programmed(t); n != len(w.gateways) {
+			return fmt.Errorf("%d of %d programmed", n, len(w.gateways))
+		}
+		return nil
+	})
+	took := time.Since(start)
+	deps := &appsv1.DeploymentList{}
+	if err := k8s.List(t.Context(), deps, client.InNamespace(w.ns), client.HasLabels{v1alpha1.LabelTemplate}); err != nil {
+		t.Fatal(err)
+	}
+	if len(deps.Items) != len(w.gateways) {
+		t.Errorf("%d rendered Deployments in %s, want one per Gateway (%d)", len(deps.Items), w.ns, len(w.gateways))
+	}
+	for _, gw := range w.gateways {
+		key := client.ObjectKeyFromObject(gw)
+		for _, o := range []client.Object{&appsv1.Deployment{}, &corev1.Service{}, &corev1.ServiceAccount{}} {
+			if err := k8s.Get(t.Context(), key, o); err != nil {
+				t.Errorf("%T %s: %v", o, key, err)
+				continue
+			}
+			if ref := metav1.GetControllerOf(o); ref == nil || ref.Kind != "Gateway" || ref.UID != gw.UID {
+				t.Errorf("%T %s is not owned by its Gateway (UID %s): %+v", o, key, gw.UID, o.GetOwnerReferences())
+			}
+		}
+		d := &appsv1.Deployment{}
+		if err := k8s.Get(t.Context(), key, d); err == nil {
+			if *d.Spec.Replicas != 2 || d.Spec.Template.Spec.Containers[0].Image != "docker.io/envoyproxy/envoy:v1.33.0" {
+				t.Errorf("Deployment %s: replicas %d, image %s; want the blueprint's 2 and docker.io/envoyproxy/envoy:v1.33.0", key, *d.Spec.Replicas, d.Spec.Template.Spec.Containers[0].Image)
+			}
+		}
+	}
+	cm := &corev1.ConfigMap{}
+	if err := k8s.Get(t.Context(), client.ObjectKeyFromObject(w.bystander), cm); err != nil {
+		t.Errorf("the bystander ConfigMap: %v", err)
+	} else if cm.ResourceVersion != w.bystander.ResourceVersion || len(cm.OwnerReferences) != 0 {
+		t.Errorf("the bystander ConfigMap was written (resourceVersion %s, was %s; owners %+v)", cm.ResourceVersion, w.bystander.ResourceVersion, cm.OwnerReferences)
+	}
+	return took
+}
+
+func create(t *testing.T, objs ...client.Object) {
+	t.Helper()
+	for _, o := range objs {
+		if err := k8s.Create(t.Context(), o); err != nil {
+			t.Fatalf("create %T %s: %v", o, o.GetName(), err)
+		}
+	}
+}
+
+// TestKilledMidConvergence: the controller is killed (SIGKILL, no cleanup) while it converges
+// 40 Gateways, and a new one starts. Nothing is lost or duplicated.
+func TestKilledMidConvergence(t *testing.T) {
+	w := newWorld(t)
+	a := startGantry(t, "first")
+	w.add(t, 40)
+	eventually(t, "a first Gateway programmed", func() error {
+		if w.programmed(t) == 0 {
+			return fmt.Errorf("none yet")
+		}
+		return nil
+	})
+	a.signal(syscall.SIGKILL)
+	<-a.done
+	done := w.programmed(t)
+	t.Logf("killed with %d of %d Gateways programmed", done, len(w.gateways))
+	startGantry(t, "second")
+	took := w.converged(t)
+	t.Logf("the second process converged the rest in %v", took.Round(10*time.Millisecond))
+}
+
+// lease is the leader-election Lease's holder in ns ("" when none holds it).
+func lease(t *testing.T, ns string) string {
+	t.Helper()
+	l := &coordinationv1.Lease{}
+	if err := k8s.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "gantry.gateway.gantry.dev"}, l); err != nil {
+		return ""
+	}
+	if l.Spec.HolderIdentity == nil {
+		return ""
+	}
+	return *l.Spec.HolderIdentity
+}
+
+// twoReplicas starts two leader-electing replicas in w's namespace and returns them, the
+// leader first, once the leader holds the Lease.
+func twoReplicas(t *testing.T, w *world) (leader, standby *process, holder string) {
+	t.Helper()
+	args := []string{"--leader-elect", "--leader-election-namespace", w.ns}
+	leader = startGantry(t, "leader", args...)
+	eventually(t, "the first replica holds the Lease", func() error {
+		if holder = lease(t, w.ns); holder == "" {
+			return fmt.Errorf("no holder")
+		}
+		return nil
+	})
+	standby = startGantry(t, "standby", args...)
+	return leader, standby, holder
+}
+
+// takeover waits for the Lease to pass from old to another holder and returns how long that took.
+func takeover(t *testing.T, ns, old string, from time.Time) time.Duration {
+	t.Helper()
+	var took time.Duration
+	eventually(t, "the standby takes the Lease", func() error {
+		if h := lease(t, ns); h == "" || h == old {
+			return fmt.Errorf("holder %q", h)
+		}
+		took = time.Since(from)
+		return nil
+	})
+	return took
+}
+
+// TestLeaderStopsAndHandsOver: SIGTERM to the leader of two replicas, as a rolling update
+// sends. It stops within its grace period, hands the Lease over, and the standby takes over at
+// once (before, it waited 16-20 s for the Lease to expire) and reconciles.
+func TestLeaderStopsAndHandsOver(t *testing.T) {
+	w := newWorld(t)
+	leader, _, holder := twoReplicas(t, w)
+	w.add(t, 5)
+	w.converged(t)
+	sent := time.Now()
+	leader.signal(syscall.SIGTERM)
+	if !leader.wait(30 * time.Second) {
+		t.Fatalf("the leader did not stop within 30 s of SIGTERM (the chart's grace period)")
+	}
+	t.Logf("the leader stopped %v after SIGTERM", leader.exited.Sub(sent).Round(time.Millisecond))
+	took := takeover(t, w.ns, holder, sent)
+	t.Logf("the standby held the Lease %v after SIGTERM", took.Round(time.Millisecond))
+	if took > 10*time.Second {
+		t.Errorf("takeover took %v; a released Lease is taken within the standby's retry period (2 s)", took)
+	}
+	w.add(t, 1) // only the new leader can program it
+	w.converged(t)
+}
+
+// TestLeaderKilled: SIGKILL to the leader (a node lost): the standby takes over once the Lease
+// expires (15 s by default) and reconciles. make faults only: it waits for the expiry.
+func TestLeaderKilled(t *testing.T) {
+	if !all() {
+		t.Skip("waits for a Lease to expire; make faults runs it")
+	}
+	w := newWorld(t)
+	leader, _, holder := twoReplicas(t, w)
+	w.add(t, 5)
+	w.converged(t)
+	sent := time.Now()
+	leader.signal(syscall.SIGKILL)
+	<-leader.done
+	took := takeover(t, w.ns, holder, sent)
+	t.Logf("the standby held the Lease %v after the leader was killed", took.Round(time.Millisecond))
+	w.add(t, 1)
+	w.converged(t)
+}

@@ -1,0 +1,167 @@
+// Package faults puts the shipped controller binary through faults on a real kube-apiserver and
+// etcd, and asserts the state of the world afterwards: every rendered object present once, with
+// the right content and owner; no object of another owner touched; status true; and how long
+// recovery took. `make test` runs the quick cases; `make faults` (GANTRY_FAULTS=all) the rest.
+// docs/reliability.md lists each fault, what holds, and the figures.
+package faults_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"gantry.dev/gantry/controllers"
+	"gantry.dev/gantry/internal/testenv"
+)
+
+const controllerNS = "gantry-system"
+
+var (
+	env        *envtest.Environment
+	k8s        client.Client
+	bin        string // the gantry binary, built as make build builds it
+	kubeconfig string
+)
+
+func TestMain(m *testing.M) { os.Exit(run(m)) }
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "gantry-faults-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	bin = filepath.Join(dir, "gantry")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/gantry")
+	build.Dir, build.Stderr = testenv.Root(), os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build gantry:", err)
+		return 1
+	}
+	e, cfg, err := testenv.Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	env = e
+	defer env.Stop()
+	user, err := env.AddUser(envtest.User{Name: "gantry", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	kc, err := user.KubeConfig()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	kubeconfig = filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if k8s, err = client.New(cfg, client.Options{Scheme: controllers.NewScheme()}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: controllerNS}}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
+
+// all reports whether the slow cases run too (make faults).
+func all() bool { return os.Getenv("GANTRY_FAULTS") == "all" }
+
+// process is one `gantry controller` run of the binary.
+type process struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	log  string
+	done chan struct{}
+	// exited is when the process ended (after done is closed).
+	exited time.Time
+}
+
+// startGantry runs `gantry controller` against the test's API server with the chart's
+// defaults but for what a test on one machine needs (no fixed ports), plus args.
+func startGantry(t *testing.T, name string, args ...string) *process {
+	t.Helper()
+	p := &process{t: t, log: filepath.Join(t.TempDir(), name+".log"), done: make(chan struct{})}
+	f, err := os.Create(p.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args = append([]string{"controller", "--kubeconfig", kubeconfig, "--controller-namespace", controllerNS,
+		"--metrics-bind-address", "0", "--health-probe-bind-address", "0"}, args...)
+	p.cmd = exec.Command(bin, args...)
+	p.cmd.Stdout, p.cmd.Stderr = f, f
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = p.cmd.Wait(); p.exited = time.Now(); f.Close(); close(p.done) }()
+	t.Cleanup(func() {
+		p.signal(syscall.SIGKILL)
+		<-p.done
+		if t.Failed() {
+			t.Logf("%s's log:\n%s", name, p.tail(40))
+		}
+	})
+	return p
+}
+
+func (p *process) signal(s syscall.Signal) {
+	select {
+	case <-p.done:
+	default:
+		_ = p.cmd.Process.Signal(s)
+	}
+}
+
+// wait waits up to d for the process to end and reports whether it did.
+func (p *process) wait(d time.Duration) bool {
+	select {
+	case <-p.done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// tail is the last n lines of the process's log.
+func (p *process) tail(n int) string {
+	f, err := os.Open(p.log)
+	if err != nil {
+		return err.Error()
+	}
+	defer f.Close()
+	var lines []string
+	s := bufio.NewScanner(f)
+	s.Buffer(make([]byte, 1<<20), 1<<20)
+	for s.Scan() {
+		lines = append(lines, s.Text())
+		if len(lines) > n {
+			lines = lines[1:]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func eventually(t *testing.T, what string, check func() error) {
+	t.Helper()
+	testenv.Eventually(t, what, check)
+}
