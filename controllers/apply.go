@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -158,9 +159,17 @@ func (r *GatewayReconciler) apply(ctx context.Context, gw *gwv1.Gateway, objs []
 	for _, o := range owned {
 		live[keyOf(o)] = o
 	}
+	var taken []string
+	defer func() {
+		if len(taken) > 0 {
+			fieldsTakenTotal.Add(float64(len(taken)))
+			r.event(gw, corev1.EventTypeWarning, "FieldsTaken", "Apply", "took fields another field manager owned, to hold what the blueprint renders: %s", strings.Join(taken, "; "))
+		}
+	}()
 	for _, u := range units(objs, owners) {
-		done, err := r.applyUnit(ctx, gw, u.objs, live)
+		done, took, err := r.applyUnit(ctx, gw, u.objs, live)
 		applied = append(applied, done...)
+		taken = append(taken, took...)
 		if err == nil {
 			continue
 		}
@@ -182,7 +191,12 @@ func (r *GatewayReconciler) apply(ctx context.Context, gw *gwv1.Gateway, objs []
 // to be new (the answer has no resourceVersion: nothing is stored under its name) needs no
 // read to prove it is not someone else's; only one that exists although the cache does not
 // hold it is read. That is one request per object, not two, in a first convergence.
-func (r *GatewayReconciler) applyUnit(ctx context.Context, gw *gwv1.Gateway, objs []*unstructured.Unstructured, live map[objectKey]*unstructured.Unstructured) ([]objectKey, error) {
+//
+// Fields another field manager owns are taken (the blueprint decides them, as it puts back any
+// drift), but said, never taken silently: the first attempt does not force, and a conflict's
+// fields are returned, as `Kind ns/name .field (conflict with "manager")`, before the forced
+// one. That costs a request only when there is a conflict.
+func (r *GatewayReconciler) applyUnit(ctx context.Context, gw *gwv1.Gateway, objs []*unstructured.Unstructured, live map[objectKey]*unstructured.Unstructured) ([]objectKey, []string, error) {
 	mine := ownerKey(types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name})
 	var unknown []*unstructured.Unstructured
 	for _, o := range objs {
@@ -207,6 +221,7 @@ func (r *GatewayReconciler) applyUnit(ctx context.Context, gw *gwv1.Gateway, obj
 		getErrs   = make([]error, len(unknown))
 		conflicts = make([]error, len(unknown))
 		dryErrs   = make([]error, len(write))
+		taken     = make([][]string, len(write))
 		// isNew holds the unknown objects the dry-run showed to be new.
 		isNew     = make([]bool, len(unknown))
 		unknownAt = map[objectKey]int{}
@@ -231,7 +246,8 @@ func (r *GatewayReconciler) applyUnit(ctx context.Context, gw *gwv1.Gateway, obj
 		for i, o := range write {
 			wg.Go(func() {
 				dry := o.DeepCopy()
-				err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(dry), client.FieldOwner(FieldManager), client.ForceOwnership, client.DryRunAll)
+				var err error
+				taken[i], err = r.applyOne(ctx, dry, false, client.DryRunAll)
 				if err != nil {
 					dryErrs[i] = fmt.Errorf("apply %s (checked before writing; nothing was written): %w", keyOf(o), err)
 				}
@@ -250,20 +266,25 @@ func (r *GatewayReconciler) applyUnit(ctx context.Context, gw *gwv1.Gateway, obj
 	wg.Wait()
 	// A read that failed says nothing; a collision is the unit's failure before a refusal is.
 	if err := errors.Join(getErrs...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if found := slices.DeleteFunc(conflicts, func(err error) bool { return err == nil }); len(found) > 0 {
-		return nil, joinConflicts(found)
+		return nil, nil, joinConflicts(found)
 	}
 	if err := errors.Join(dryErrs...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The writes go out at once too: the dry-runs, also made at once, found each acceptable
 	// on its own, so none waits for another.
 	applyErrs := make([]error, len(write))
 	for i, o := range write {
 		wg.Go(func() {
-			if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(o), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+			// After a dry-run, its conflicts are known: force at once.
+			took, err := r.applyOne(ctx, o, dryRun)
+			if !dryRun {
+				taken[i] = took
+			}
+			if err != nil {
 				applyErrs[i] = fmt.Errorf("apply %s: %w", keyOf(o), err)
 				return
 			}
@@ -272,12 +293,46 @@ func (r *GatewayReconciler) applyUnit(ctx context.Context, gw *gwv1.Gateway, obj
 	}
 	wg.Wait()
 	var applied []objectKey
+	var took []string
 	for i, o := range write {
 		if applyErrs[i] == nil {
 			applied = append(applied, keyOf(o))
+			took = append(took, taken[i]...)
 		}
 	}
-	return applied, errors.Join(applyErrs...)
+	return applied, took, errors.Join(applyErrs...)
+}
+
+// applyOne server-side applies o as Gantry's field manager, forcing at once when force is set;
+// otherwise it first asks without forcing, and on a conflict with other managers returns their
+// fields and applies again, forced.
+func (r *GatewayReconciler) applyOne(ctx context.Context, o *unstructured.Unstructured, force bool, opts ...client.ApplyOption) ([]string, error) {
+	opts = append(opts, client.FieldOwner(FieldManager))
+	if !force {
+		err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(o), opts...)
+		taken := fieldConflicts(keyOf(o), err)
+		if taken == nil {
+			return nil, err
+		}
+		return taken, r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(o), append(opts, client.ForceOwnership)...)
+	}
+	return nil, r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(o), append(opts, client.ForceOwnership)...)
+}
+
+// fieldConflicts are the fields a server-side apply's conflict error names, each with the
+// manager that owns it; nil when err is no such conflict.
+func fieldConflicts(k objectKey, err error) []string {
+	var status apierrors.APIStatus
+	if !apierrors.IsConflict(err) || !errors.As(err, &status) || status.Status().Details == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range status.Status().Details.Causes {
+		if c.Type == metav1.CauseTypeFieldManagerConflict {
+			out = append(out, fmt.Sprintf("%s %s (%s)", k, c.Field, c.Message))
+		}
+	}
+	return out
 }
 
 type conflicts []error

@@ -18,6 +18,10 @@ var (
 		Name: "gantry_objects_applied_total",
 		Help: "Rendered objects written with server-side apply, by kind. Unchanged objects are not written.",
 	}, []string{"kind"})
+	fieldsTakenTotal = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "gantry_fields_taken_total",
+		Help: "Fields of rendered objects that another field manager owned and Gantry took back to hold what the blueprint renders (each also in a FieldsTaken Event on the Gateway).",
+	})
 	prunedTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "gantry_objects_pruned_total",
 		Help: "Objects deleted because their Gateway no longer renders them, by kind.",
@@ -61,7 +65,7 @@ var checkMemoryBytes = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 }, func() float64 { n, _ := boundary.MemoryHeld(); return float64(n) })
 
 func init() {
-	metrics.Registry.MustRegister(rendersTotal, appliedTotal, prunedTotal, errorsTotal, reconcileSeconds, checkMemoryBytes,
+	metrics.Registry.MustRegister(rendersTotal, appliedTotal, fieldsTakenTotal, prunedTotal, errorsTotal, reconcileSeconds, checkMemoryBytes,
 		checkRenders("rendered", func() int64 { n, _ := boundary.Renders(); return n }),
 		checkRenders("remembered", func() int64 { _, n := boundary.Renders(); return n }),
 		templateRenders("rendered", func() int64 { n, _ := render.OutputRenders(); return n }),
