@@ -209,7 +209,7 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 		} else {
 			r.kindRechecks.Delete(req.NamespacedName)
 		}
-		return again, r.failed(ctx, gw, g.in, err)
+		return again, r.failed(ctx, gw, g.in, err, g.owned)
 	}
 	r.kindRechecks.Delete(req.NamespacedName)
 	results := []*precedence.Result{res.Values}
@@ -274,10 +274,10 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 		if errors.As(err, &c) {
 			r.gatewayFailedRoutes(ctx, gw, g.in, ReasonObjectExists)
 			// The object in the way is not Gantry's, so no watch reports when it goes: look again.
-			return ctrl.Result{RequeueAfter: conflictRecheck}, r.writeStatus(ctx, gw, g.in, res, statusError{reason: ReasonObjectExists, err: err})
+			return ctrl.Result{RequeueAfter: conflictRecheck}, r.writeStatus(ctx, gw, g.in, res, statusError{reason: ReasonObjectExists, err: err, health: ptr(healthCondition(gw.Generation, g.owned))})
 		}
 		r.gatewayFailedRoutes(ctx, gw, g.in, ReasonApplyFailed)
-		if serr := r.writeStatus(ctx, gw, g.in, res, statusError{reason: ReasonApplyFailed, err: err}); serr != nil {
+		if serr := r.writeStatus(ctx, gw, g.in, res, statusError{reason: ReasonApplyFailed, err: err, health: ptr(healthCondition(gw.Generation, g.owned))}); serr != nil {
 			log.FromContext(ctx).Error(serr, "write status after a failed apply")
 		}
 		return ctrl.Result{}, err
@@ -305,7 +305,25 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 			result.RequeueAfter = conflictRecheck
 		}
 	}
-	return result, r.writeStatus(ctx, gw, g.in, res, statusError{})
+	return result, r.writeStatus(ctx, gw, g.in, res, statusError{health: ptr(healthCondition(gw.Generation, rendered(objs, applied, g.owned)))})
+}
+
+// rendered is what was rendered as it now is: an object this reconcile wrote as the API server
+// answered the write (status included), any other as the cache holds it.
+func rendered(objs []*unstructured.Unstructured, applied []objectKey, owned []*unstructured.Unstructured) []*unstructured.Unstructured {
+	live := make(map[objectKey]*unstructured.Unstructured, len(owned))
+	for _, o := range owned {
+		live[keyOf(o)] = o
+	}
+	out := make([]*unstructured.Unstructured, 0, len(objs))
+	for _, o := range objs {
+		if l, ok := live[keyOf(o)]; ok && !slices.Contains(applied, keyOf(o)) {
+			out = append(out, l)
+		} else {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // keepTemplates names the templates whose earlier objects stay although this render did not apply
@@ -427,14 +445,15 @@ func templateKey(field string) string {
 
 // failed records a Gateway whose desired state cannot be computed. Nothing is applied or
 // pruned: what was there stays until the input is fixed.
-func (r *GatewayReconciler) failed(ctx context.Context, gw *gwv1.Gateway, in *desired.Input, err error) error {
+func (r *GatewayReconciler) failed(ctx context.Context, gw *gwv1.Gateway, in *desired.Input, err error, owned []*unstructured.Unstructured) error {
 	reason := desired.ReasonRenderFailed
 	var de *desired.Error
 	if errors.As(err, &de) {
 		reason = de.Reason
 	}
 	rendersTotal.WithLabelValues("error").Inc()
-	return r.writeStatus(ctx, gw, in, nil, statusError{reason: reason, err: err})
+	// What was rendered before stays, and its health is still worth knowing.
+	return r.writeStatus(ctx, gw, in, nil, statusError{reason: reason, err: err, health: ptr(healthCondition(gw.Generation, owned))})
 }
 
 // removeAll deletes every object a Gateway rendered (when it is deleted or leaves Gantry).

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gantry.dev/gantry/apis/v1alpha1"
+	"gantry.dev/gantry/controllers"
 	"gantry.dev/gantry/desired"
 	"gantry.dev/gantry/internal/cluster"
 	"gantry.dev/gantry/internal/explain"
@@ -422,34 +423,25 @@ func writeObjects(w io.Writer, objs []*unstructured.Unstructured) {
 	}
 	slices.SortFunc(objs, func(a, b *unstructured.Unstructured) int { return strings.Compare(describe(a), describe(b)) })
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KIND\tNAME\tTEMPLATE\tREADY")
+	fmt.Fprintln(tw, "KIND\tNAME\tTEMPLATE\tHEALTH")
 	for _, u := range objs {
 		name := u.GetName()
 		if u.GetNamespace() != "" {
 			name = u.GetNamespace() + "/" + name
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", u.GetKind(), name, u.GetLabels()[v1alpha1.LabelTemplate], readiness(u))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", u.GetKind(), name, u.GetLabels()[v1alpha1.LabelTemplate], health(u))
 	}
 	tw.Flush()
 }
 
-// readiness reads an object's Ready or Available condition, the two that kinds commonly
-// report; "-" when it has neither (a Service, or an object no controller reconciled yet).
-func readiness(u *unstructured.Unstructured) string {
-	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-	for _, want := range []string{"Ready", "Available"} {
-		for _, c := range conds {
-			m, _ := c.(map[string]any)
-			if m["type"] == want {
-				s := fmt.Sprintf("%s=%v", want, m["status"])
-				if r, _ := m["reason"].(string); r != "" && m["status"] != "True" {
-					s += " (" + r + ")"
-				}
-				return s
-			}
-		}
+// health is an object's readiness as kstatus computes it (and the Gateway's
+// gateway.gantry.dev/Healthy condition summarises): its status, and why when it is not Current.
+func health(u *unstructured.Unstructured) string {
+	h := controllers.Health([]*unstructured.Unstructured{u})[0]
+	if h.Message == "" || h.Status == "Current" {
+		return string(h.Status)
 	}
-	return "-"
+	return fmt.Sprintf("%s (%s)", h.Status, h.Message)
 }
 
 func findCondition(conds []metav1.Condition, typ string) *metav1.Condition {
