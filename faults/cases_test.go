@@ -243,3 +243,47 @@ func TestLeaderKilled(t *testing.T) {
 	w.add(t, 1)
 	w.converged(t)
 }
+
+// TestAPIServerUnreachableMidConvergence: the API server becomes unreachable (connections
+// refused, every open one cut, watches included) while the controller converges 40 Gateways;
+// 5 more are made meanwhile. Once it is back, everything converges, nothing twice.
+func TestAPIServerUnreachableMidConvergence(t *testing.T) {
+	w := newWorld(t)
+	p := startFaultProxy(t)
+	startGantry(t, "controller", "--kubeconfig", p.kubeconfig())
+	w.add(t, 40)
+	eventually(t, "a first Gateway programmed", func() error {
+		if w.programmed(t) == 0 {
+			return fmt.Errorf("none yet")
+		}
+		return nil
+	})
+	p.down()
+	t.Logf("API server unreachable with %d of %d Gateways programmed", w.programmed(t), len(w.gateways))
+	w.add(t, 5)
+	time.Sleep(5 * time.Second)
+	back := time.Now()
+	p.up()
+	w.converged(t)
+	t.Logf("converged %v after the API server was reachable again", time.Since(back).Round(10*time.Millisecond))
+}
+
+// TestWatchesExpire: every watch ends with 410 Gone (too old resource version) and new ones get
+// the same for 2 s, so every informer lists again; Gateways made meanwhile are not lost.
+func TestWatchesExpire(t *testing.T) {
+	w := newWorld(t)
+	p := startFaultProxy(t)
+	startGantry(t, "controller", "--kubeconfig", p.kubeconfig())
+	w.add(t, 5)
+	w.converged(t)
+	done := make(chan struct{})
+	go func() { p.expire(2 * time.Second); close(done) }()
+	w.add(t, 3)
+	<-done
+	if p.gone.Load() == 0 {
+		t.Fatal("no watch was answered 410 Gone: the fault was not injected")
+	}
+	t.Logf("%d watches answered 410 Gone", p.gone.Load())
+	took := w.converged(t)
+	t.Logf("converged %v after the watches worked again", took.Round(10*time.Millisecond))
+}
