@@ -165,6 +165,8 @@ func TestConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		began := time.Now()
+		defer func() { t.Logf("the controller stopped in %v", time.Since(began).Round(time.Millisecond)) }()
 		if err := stop(); err != nil {
 			// A manager that outlives its 30 s grace period is not a conformance failure (the
 			// controllers suite reports it the same way), but which runnable did not stop is

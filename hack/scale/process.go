@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -123,23 +122,14 @@ type controllerProcess struct {
 	peakHeap float64
 }
 
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
 // startControllerProcess starts the binary against kubeconfig with the harness's client limits
 // (the binary's defaults unless -qps/-burst say otherwise) and waits until its metrics answer.
 func startControllerProcess(bin, kubeconfig, logDir string, run int) (*controllerProcess, error) {
-	port, err := freePort()
+	port, err := testenv.FreePort()
 	if err != nil {
 		return nil, err
 	}
-	pprofPort, err := freePort()
+	pprofPort, err := testenv.FreePort()
 	if err != nil {
 		return nil, err
 	}
