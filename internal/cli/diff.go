@@ -184,14 +184,18 @@ func (o *diffOptions) run(ctx context.Context, args []string, stdin io.Reader, s
 			diffs = append(diffs, d)
 		}
 	}
+	sum := summarize(len(gateways), diffs)
 	if o.output == "json" {
-		b, err := json.MarshalIndent(map[string]any{"gateways": append([]*gatewayDiff{}, diffs...)}, "", "  ")
+		b, err := json.MarshalIndent(map[string]any{"summary": sum, "gateways": append([]*gatewayDiff{}, diffs...)}, "", "  ")
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "%s\n", b)
 	} else {
 		var b strings.Builder
+		if len(diffs) > 0 && len(gateways) > 1 {
+			printSummary(&b, sum)
+		}
 		for _, d := range diffs {
 			printDiff(&b, d)
 		}
@@ -563,6 +567,94 @@ func orNone(s precedence.State) precedence.State {
 		return "(none)"
 	}
 	return s
+}
+
+// diffSummary is what a change does to the whole fleet of Gateways diff looked at: how many
+// change, the objects by kind, and what would fail — first, so that a blueprint change that
+// breaks some Gateways of hundreds is seen before their diffs.
+type diffSummary struct {
+	Gateways int `json:"gateways"`
+	Changed  int `json:"changed"`
+	// Create, Update and Prune count objects by kind.
+	Create map[string]int `json:"create,omitempty"`
+	Update map[string]int `json:"update,omitempty"`
+	Prune  map[string]int `json:"prune,omitempty"`
+	// Status counts the Gateways whose status would change.
+	Status int `json:"status,omitempty"`
+	// Failing are the Gateways that would not render, with why; FailingRoutes the routes and
+	// ListenerSets that would fail or be refused on a Gateway that does.
+	Failing       []string `json:"failing,omitempty"`
+	FailingRoutes []string `json:"failingRoutes,omitempty"`
+}
+
+func summarize(total int, diffs []*gatewayDiff) diffSummary {
+	s := diffSummary{Gateways: total, Changed: len(diffs)}
+	count := func(m *map[string]int, cs []objectChange) {
+		for _, c := range cs {
+			kind, _, _ := strings.Cut(c.Object, " ")
+			if *m == nil {
+				*m = map[string]int{}
+			}
+			(*m)[kind]++
+		}
+	}
+	for _, d := range diffs {
+		count(&s.Create, d.Create)
+		count(&s.Update, d.Update)
+		count(&s.Prune, d.Prune)
+		if d.Status != "" {
+			s.Status++
+		}
+		if d.Error != "" {
+			first, _, _ := strings.Cut(d.Error, "\n")
+			s.Failing = append(s.Failing, fmt.Sprintf("Gateway %s: %s", d.Gateway, first))
+		}
+		for _, c := range d.Contributions {
+			if strings.Contains(c.To, "=False") && !strings.Contains(c.To, "GatewayNotRendered") {
+				s.FailingRoutes = append(s.FailingRoutes, fmt.Sprintf("%s on Gateway %s: %s", c.Object, d.Gateway, c.To))
+			}
+		}
+	}
+	return s
+}
+
+func printSummary(w io.Writer, s diffSummary) {
+	var parts []string
+	for _, c := range []struct {
+		verb string
+		m    map[string]int
+	}{{"create", s.Create}, {"update", s.Update}, {"prune", s.Prune}} {
+		n, kinds := 0, []string{}
+		for _, k := range slices.Sorted(maps.Keys(c.m)) {
+			n += c.m[k]
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, c.m[k]))
+		}
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d (%s)", c.verb, n, strings.Join(kinds, ", ")))
+		}
+	}
+	if s.Status > 0 {
+		parts = append(parts, "status of "+plural(s.Status, "Gateway"))
+	}
+	if n := len(s.Failing) + len(s.FailingRoutes); n > 0 {
+		parts = append(parts, plural(n, "failure"))
+	}
+	fmt.Fprintf(w, "# Summary: %d of %d Gateways would change: %s\n", s.Changed, s.Gateways, strings.Join(parts, "; "))
+	for _, f := range s.Failing {
+		fmt.Fprintf(w, "# would fail to render: %s\n", f)
+	}
+	for _, f := range s.FailingRoutes {
+		fmt.Fprintf(w, "# would fail: %s\n", f)
+	}
+	fmt.Fprintln(w)
+}
+
+// plural is "1 thing" or "n things".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 func printDiff(w io.Writer, d *gatewayDiff) {

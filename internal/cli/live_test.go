@@ -280,6 +280,41 @@ func TestLive(t *testing.T) {
 		}
 	})
 
+	t.Run("diff of a blueprint change summarises the fleet first", func(t *testing.T) {
+		// Issue 23, item 2: a blueprint change that breaks Gateways is seen first, with why, before
+		// the Gateways' own diffs.
+		b, err := os.ReadFile(filepath.Join(sample, "blueprint.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var bp map[string]any
+		if err := yaml.Unmarshal(b, &bp); err != nil {
+			t.Fatal(err)
+		}
+		bp["spec"].(map[string]any)["gatewayTemplate"].(map[string]any)["resourceTemplates"].(map[string]any)["guard"] =
+			`{{ if eq .Gateway.metadata.namespace "team-b" }}{{ fail "team-b is not ready for this" }}{{ end }}`
+		out, err := yaml.Marshal(bp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := writeFile(t, "blueprint.yaml", string(out))
+		code, text, errOut := gantry("diff", "-A", path)
+		if code != 1 || !strings.HasPrefix(text, "# Summary: 1 of 2 Gateways would change: status of 1 Gateway; 1 failure\n# would fail to render: Gateway team-b/api: ") ||
+			!strings.Contains(text, "team-b is not ready for this") {
+			t.Errorf("exit %d, want 1 and a summary naming team-b/api first:\n%s%s", code, text, errOut)
+		}
+		code, js, _ := gantry("diff", "-A", "-o", "json", path)
+		var got struct {
+			Summary struct {
+				Gateways, Changed int
+				Failing           []string
+			}
+		}
+		if err := json.Unmarshal([]byte(js), &got); code != 1 || err != nil || got.Summary.Gateways != 2 || got.Summary.Changed != 1 || len(got.Summary.Failing) != 1 {
+			t.Errorf("-o json: exit %d, %v, summary %+v:\n%s", code, err, got.Summary, js)
+		}
+	})
+
 	t.Run("diff shows the prune of a removed template", func(t *testing.T) {
 		code, out, errOut := gantry("diff", "-A", withoutTemplate(t, "pdb"))
 		if code != 1 {
