@@ -21,6 +21,8 @@ type compiledBlueprint struct {
 	generation int64
 	bp         *render.Blueprint
 	err        error
+	// revision is the name of the revision of this generation's spec (v1alpha1.RevisionName).
+	revision string
 }
 
 // get returns the blueprint and, when it compiles, its compiled form. A missing blueprint is
@@ -45,6 +47,17 @@ func (c *blueprintCache) compile(bp *v1alpha1.GatewayClassBlueprint) (*render.Bl
 		return got.bp, got.err
 	}
 	compiled, err := render.Compile(bp.Name, &bp.Spec)
-	c.compiled[bp.Name] = compiledBlueprint{generation: bp.Generation, bp: compiled, err: err}
+	c.compiled[bp.Name] = compiledBlueprint{generation: bp.Generation, bp: compiled, err: err, revision: v1alpha1.RevisionName(bp.Name, &bp.Spec)}
 	return compiled, err
+}
+
+// revision is the name of the revision of bp's spec, hashed once per generation.
+func (c *blueprintCache) revision(bp *v1alpha1.GatewayClassBlueprint) string {
+	c.mu.Lock()
+	got, ok := c.compiled[bp.Name]
+	c.mu.Unlock()
+	if ok && got.generation == bp.Generation && got.revision != "" {
+		return got.revision
+	}
+	return v1alpha1.RevisionName(bp.Name, &bp.Spec)
 }

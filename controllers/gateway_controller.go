@@ -274,10 +274,10 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 		if errors.As(err, &c) {
 			r.gatewayFailedRoutes(ctx, gw, g.in, ReasonObjectExists)
 			// The object in the way is not Gantry's, so no watch reports when it goes: look again.
-			return ctrl.Result{RequeueAfter: conflictRecheck}, r.writeStatus(ctx, gw, g.in, res, statusError{reason: ReasonObjectExists, err: err, health: ptr(healthCondition(gw.Generation, g.owned))})
+			return ctrl.Result{RequeueAfter: conflictRecheck}, r.writeStatus(ctx, gw, g.in, res, statusError{reason: ReasonObjectExists, err: err, also: []metav1.Condition{healthCondition(gw.Generation, g.owned)}})
 		}
 		r.gatewayFailedRoutes(ctx, gw, g.in, ReasonApplyFailed)
-		if serr := r.writeStatus(ctx, gw, g.in, res, statusError{reason: ReasonApplyFailed, err: err, health: ptr(healthCondition(gw.Generation, g.owned))}); serr != nil {
+		if serr := r.writeStatus(ctx, gw, g.in, res, statusError{reason: ReasonApplyFailed, err: err, also: []metav1.Condition{healthCondition(gw.Generation, g.owned)}}); serr != nil {
 			log.FromContext(ctx).Error(serr, "write status after a failed apply")
 		}
 		return ctrl.Result{}, err
@@ -305,7 +305,8 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 			result.RequeueAfter = conflictRecheck
 		}
 	}
-	return result, r.writeStatus(ctx, gw, g.in, res, statusError{health: ptr(healthCondition(gw.Generation, rendered(objs, applied, g.owned)))})
+	return result, r.writeStatus(ctx, gw, g.in, res, statusError{also: []metav1.Condition{
+		healthCondition(gw.Generation, rendered(objs, applied, g.owned)), revisionCondition(gw.Generation, g.in.Blueprint, r.blueprints.revision(g.in.Blueprint))}})
 }
 
 // rendered is what was rendered as it now is: an object this reconcile wrote as the API server
@@ -453,7 +454,7 @@ func (r *GatewayReconciler) failed(ctx context.Context, gw *gwv1.Gateway, in *de
 	}
 	rendersTotal.WithLabelValues("error").Inc()
 	// What was rendered before stays, and its health is still worth knowing.
-	return r.writeStatus(ctx, gw, in, nil, statusError{reason: reason, err: err, health: ptr(healthCondition(gw.Generation, owned))})
+	return r.writeStatus(ctx, gw, in, nil, statusError{reason: reason, err: err, also: []metav1.Condition{healthCondition(gw.Generation, owned)}})
 }
 
 // removeAll deletes every object a Gateway rendered (when it is deleted or leaves Gantry).

@@ -44,9 +44,9 @@ const maxMessage = 32 * 1024
 type statusError struct {
 	reason string
 	err    error
-	// health, when set, is the Healthy condition of what was rendered (healthCondition); nil
-	// leaves the condition as it is.
-	health *metav1.Condition
+	// also are conditions to set beside Accepted and Programmed (Healthy, BlueprintRevision);
+	// one not among them stays as it is.
+	also []metav1.Condition
 }
 
 // nextStatus is the Gateway with the status a reconcile with this outcome writes, and its
@@ -74,8 +74,8 @@ func nextStatus(gw *gwv1.Gateway, res *desired.Result, sets []desired.ListenerSe
 	}
 	meta.SetStatusCondition(&st.Conditions, accepted)
 	meta.SetStatusCondition(&st.Conditions, programmed)
-	if se.health != nil {
-		meta.SetStatusCondition(&st.Conditions, *se.health)
+	for _, c := range se.also {
+		meta.SetStatusCondition(&st.Conditions, c)
 	}
 	st.AttachedListenerSets = nil
 	if gw.Spec.AllowedListeners != nil || len(sets) > 0 {

@@ -155,6 +155,9 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		return err
 	}
 
+	if err := (&revisionReconciler{Client: mgr.GetClient()}).setup(mgr); err != nil {
+		return err
+	}
 	cr := &GatewayClassReconciler{Client: mgr.GetClient(), blueprints: bps, listenerSets: listenerSets, routeKinds: kinds}
 	if err := ctrl.NewControllerManagedBy(mgr).
 		Named("gatewayclass").

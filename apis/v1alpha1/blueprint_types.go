@@ -194,6 +194,12 @@ type GatewayClassBlueprintStatus struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=256
 	RenderedKinds []GroupVersionKind `json:"renderedKinds,omitempty"`
+	// LatestRevision names the GatewayClassBlueprintRevision that holds the current spec, and
+	// Revision is its number: the Gateways of the blueprint's classes render from it.
+	// +optional
+	LatestRevision string `json:"latestRevision,omitempty"`
+	// +optional
+	Revision int64 `json:"revision,omitempty"`
 }
 
 // GroupVersionKind names a kind at a version; an empty group is the core group.

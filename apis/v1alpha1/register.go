@@ -25,6 +25,7 @@ var (
 func addKnownTypes(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(GroupVersion,
 		&GatewayClassBlueprint{}, &GatewayClassBlueprintList{},
+		&GatewayClassBlueprintRevision{}, &GatewayClassBlueprintRevisionList{},
 		&GatewayClassConfig{}, &GatewayClassConfigList{},
 		&GatewayConfig{}, &GatewayConfigList{},
 	)

@@ -1,0 +1,73 @@
+package v1alpha1
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// GatewayClassBlueprintRevision is one version of a blueprint's spec, kept as it was: the
+// controller makes one for every spec a blueprint has had, named after the blueprint and a hash
+// of the spec, and keeps the newest few. A Gateway's status names the revision it was rendered
+// from; going back to one is applying its spec to the blueprint again, which renders exactly
+// what it rendered before.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster,shortName=gcbpr,categories=gantry
+// +kubebuilder:printcolumn:name="Blueprint",type=string,JSONPath=`.spec.blueprint`
+// +kubebuilder:printcolumn:name="Revision",type=integer,JSONPath=`.spec.revision`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type GatewayClassBlueprintRevision struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec GatewayClassBlueprintRevisionSpec `json:"spec"`
+}
+
+// GatewayClassBlueprintRevisionSpec is a blueprint's spec as it was at one revision. The
+// blueprint and the template never change; the revision number does when the blueprint goes
+// back to a spec it had: that revision becomes the newest again.
+//
+// +kubebuilder:validation:XValidation:rule="self.template == oldSelf.template && self.blueprint == oldSelf.blueprint",message="a revision's template is immutable: change the blueprint, and the controller makes a new revision"
+type GatewayClassBlueprintRevisionSpec struct {
+	// Blueprint is the name of the GatewayClassBlueprint this is a revision of.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Blueprint string `json:"blueprint"`
+	// Revision numbers a blueprint's revisions in the order they became current, from 1.
+	// +kubebuilder:validation:Minimum=1
+	Revision int64 `json:"revision"`
+	// Template is the blueprint's spec at this revision.
+	Template GatewayClassBlueprintSpec `json:"template"`
+}
+
+// +kubebuilder:object:root=true
+
+// GatewayClassBlueprintRevisionList is a list of GatewayClassBlueprintRevisions.
+type GatewayClassBlueprintRevisionList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []GatewayClassBlueprintRevision `json:"items"`
+}
+
+// LabelBlueprint labels a revision with the name of its blueprint.
+const LabelBlueprint = "gateway.gantry.dev/blueprint"
+
+// RevisionName is the name of the revision holding spec for blueprint: the blueprint's name and
+// the first 10 hex digits of a SHA-256 of the spec as JSON. The same spec is the same revision,
+// so a Gateway rendered from a spec can name its revision without reading it. A name over 253
+// characters keeps the hash and cuts the blueprint's name.
+func RevisionName(blueprint string, spec *GatewayClassBlueprintSpec) string {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		panic(err) // a struct of plain fields and raw JSON: cannot fail
+	}
+	sum := sha256.Sum256(b)
+	suffix := "-" + hex.EncodeToString(sum[:5])
+	if len(blueprint)+len(suffix) > 253 {
+		blueprint = blueprint[:253-len(suffix)]
+	}
+	return blueprint + suffix
+}
