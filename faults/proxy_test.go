@@ -163,4 +163,3 @@ func (p *faultProxy) kubeconfig() string {
 	}
 	return path
 }
-
