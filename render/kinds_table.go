@@ -54,6 +54,7 @@ var servedKinds = map[schema.GroupKind]bool{
 	{Group: "flowcontrol.apiserver.k8s.io", Kind: "FlowSchema"}:                       false,
 	{Group: "flowcontrol.apiserver.k8s.io", Kind: "PriorityLevelConfiguration"}:       false,
 	{Group: "gateway.gantry.dev", Kind: "GatewayClassBlueprint"}:                      false,
+	{Group: "gateway.gantry.dev", Kind: "GatewayClassBlueprintRevision"}:              false,
 	{Group: "gateway.gantry.dev", Kind: "GatewayClassConfig"}:                         true,
 	{Group: "gateway.gantry.dev", Kind: "GatewayConfig"}:                              true,
 	{Group: "gateway.networking.k8s.io", Kind: "BackendTLSPolicy"}:                    true,
