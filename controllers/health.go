@@ -65,10 +65,13 @@ func healthCondition(gen int64, objs []*unstructured.Unstructured) metav1.Condit
 			waiting = append(waiting, h)
 		}
 	}
-	say := func(first ObjectHealth, n int, what string) string {
-		msg := first.Object + ": " + first.Message
-		if first.Message == "" {
-			msg = first.Object + ": " + string(first.Status)
+	// A failure says why (kstatus's message); an object on its way says only which it is: its
+	// progress ("Replicas: 1/2") changes at every step of a rollout, and the Gateway's status
+	// would be written at each (explain gateway shows it per object).
+	say := func(first ObjectHealth, n int, what string, why bool) string {
+		msg := first.Object + " is " + what
+		if why && first.Message != "" {
+			msg = first.Object + ": " + first.Message
 		}
 		if n > 1 {
 			msg += fmt.Sprintf(" (and %d more %s)", n-1, what)
@@ -77,9 +80,9 @@ func healthCondition(gen int64, objs []*unstructured.Unstructured) metav1.Condit
 	}
 	switch {
 	case len(failed) > 0:
-		c.Status, c.Reason, c.Message = metav1.ConditionFalse, ReasonFailed, say(failed[0], len(failed), "failed")
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, ReasonFailed, say(failed[0], len(failed), "failed", true)
 	case len(waiting) > 0:
-		c.Status, c.Reason, c.Message = metav1.ConditionFalse, ReasonInProgress, say(waiting[0], len(waiting), "not ready")
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, ReasonInProgress, say(waiting[0], len(waiting), "not ready", false)
 	default:
 		c.Status, c.Reason, c.Message = metav1.ConditionTrue, ReasonCurrent, fmt.Sprintf("all %d rendered objects are ready", len(hs))
 	}

@@ -460,7 +460,7 @@ spec:
 			regexp.MustCompile(`(?m)^Deployment\s+team-a/web\s+deployment\s+`),
 			// Health, as kstatus computes it: envtest runs no controller-manager, so the
 			// Deployment never becomes available.
-			regexp.MustCompile(`(?m)^\s+gateway.gantry.dev/Healthy\s+False\s+InProgress\s+\S+ team-a/web: `),
+			regexp.MustCompile(`(?m)^\s+gateway.gantry.dev/Healthy\s+False\s+InProgress\s+\S+ team-a/web is not ready$`),
 			regexp.MustCompile(`(?m)^Deployment\s+team-a/web\s+deployment\s+InProgress \(`),
 			regexp.MustCompile(`(?m)^ServiceAccount\s+team-a/web\s+serviceaccount\s+Current$`),
 		} {
