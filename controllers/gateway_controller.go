@@ -316,9 +316,12 @@ func rendered(objs []*unstructured.Unstructured, applied []objectKey, owned []*u
 	for _, o := range owned {
 		live[keyOf(o)] = o
 	}
+	for _, k := range applied {
+		delete(live, k) // written now: the API server's answer is newer than the cache
+	}
 	out := make([]*unstructured.Unstructured, 0, len(objs))
 	for _, o := range objs {
-		if l, ok := live[keyOf(o)]; ok && !slices.Contains(applied, keyOf(o)) {
+		if l, ok := live[keyOf(o)]; ok {
 			out = append(out, l)
 		} else {
 			out = append(out, o)
