@@ -11,6 +11,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -84,6 +85,12 @@ type Result struct {
 	TenantEditSeconds    float64        `json:"tenantEditSeconds"`
 	TenantEditReconciles int            `json:"tenantEditGatewayReconciles"`
 	TenantEditWrites     map[string]int `json:"tenantEditWrites"`
+	// FleetDiff… is `gantry diff -A` of a blueprint edit that changes every Gateway (a new
+	// default image), against the converged cluster: what a pre-merge CI step costs.
+	FleetDiffSeconds  float64 `json:"fleetDiffSeconds"`
+	FleetDiffChanged  int     `json:"fleetDiffChangedGateways"`
+	FleetDiffDryRuns  int     `json:"fleetDiffDryRuns"`
+	FleetDiffRequests int     `json:"fleetDiffRequests"`
 
 	// ConvergeCheckRenders counts the structure check's placeholder renders (B) during the first
 	// convergence, ConvergeCheckRemembered those taken from its memory instead; Offline… the
@@ -353,6 +360,14 @@ func measure(n int) (*Result, error) {
 	res.TenantEditReconciles = p.reconciles() - rec0
 	res.TenantEditRenders = p.templateRenders().since(renders0)
 	res.GatewayReconcilesTotal = p.reconciles()
+
+	// A blueprint edit previewed against the whole fleet, as a CI step would.
+	before = cnt.snapshot()
+	if err := fleetDiff(work, kubeconfig, res); err != nil {
+		return nil, err
+	}
+	diffCounts := since(cnt.snapshot(), before)
+	res.FleetDiffDryRuns, res.FleetDiffRequests = dryRuns(diffCounts), total(diffCounts)
 	p.stop()
 
 	// The floor, last, on its own API server, with the controller stopped.
@@ -381,6 +396,56 @@ var (
 	// renders, and the run ends after that phase.
 	offlineProfileFile string
 )
+
+// fleetDiff runs `gantry diff -A -o json` with the proxy blueprint's default image changed, and
+// records its wall time and how many Gateways it found changed (it must be every one).
+func fleetDiff(work, kubeconfig string, res *Result) error {
+	set, err := manifests.Load([]string{filepath.Join(testenv.Root(), "blueprints", "proxy", "blueprint.yaml")}, nil)
+	if err != nil {
+		return err
+	}
+	bp := set.Blueprints["proxy"].DeepCopy()
+	bp.TypeMeta = metav1.TypeMeta{APIVersion: v1alpha1.GroupVersion.String(), Kind: "GatewayClassBlueprint"}
+	var defaults map[string]any
+	if err := json.Unmarshal(bp.Spec.Values.Default.Raw, &defaults); err != nil {
+		return err
+	}
+	defaults["image"] = "docker.io/envoyproxy/envoy:v1.34.0"
+	if bp.Spec.Values.Default.Raw, err = json.Marshal(defaults); err != nil {
+		return err
+	}
+	b, err := yaml.Marshal(bp)
+	if err != nil {
+		return err
+	}
+	file := filepath.Join(work, "blueprint-edit.yaml")
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		return err
+	}
+	cmd := exec.Command(gantryBinary, "diff", "-A", "-o", "json", "--kubeconfig", kubeconfig, file)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	began := time.Now()
+	err = cmd.Run()
+	res.FleetDiffSeconds = time.Since(began).Seconds()
+	var exit *exec.ExitError
+	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
+		return fmt.Errorf("gantry diff: %v: %s", err, errOut.String())
+	}
+	var got struct {
+		Summary struct {
+			Changed int `json:"changed"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		return fmt.Errorf("gantry diff -o json: %w", err)
+	}
+	res.FleetDiffChanged = got.Summary.Changed
+	if got.Summary.Changed != res.Gateways {
+		return fmt.Errorf("gantry diff found %d of %d Gateways changed by a new default image", got.Summary.Changed, res.Gateways)
+	}
+	return nil
+}
 
 func nsName(i int) string { return fmt.Sprintf("bench-%02d", i) }
 
@@ -671,6 +736,9 @@ func printTable(w *os.File, rs []Result) {
 	row("global edit writes", func(r Result) string { return strconv.Itoa(total(r.GlobalEditWrites)) })
 	row("global edit renders/remembered", func(r Result) string { return r.GlobalEditRenders.String() })
 	row("tenant edit (s)", func(r Result) string { return fmt.Sprintf("%.2f", r.TenantEditSeconds) })
+	row("fleet diff of a blueprint edit (s)", func(r Result) string { return fmt.Sprintf("%.1f", r.FleetDiffSeconds) })
+	row("fleet diff changed Gateways", func(r Result) string { return strconv.Itoa(r.FleetDiffChanged) })
+	row("fleet diff requests/dry-runs", func(r Result) string { return fmt.Sprintf("%d/%d", r.FleetDiffRequests, r.FleetDiffDryRuns) })
 	row("tenant edit Gateway reconciles", func(r Result) string { return strconv.Itoa(r.TenantEditReconciles) })
 	row("tenant edit renders/remembered", func(r Result) string { return r.TenantEditRenders.String() })
 	row("tenant edit writes", func(r Result) string { return strconv.Itoa(total(r.TenantEditWrites)) })
