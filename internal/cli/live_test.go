@@ -84,8 +84,8 @@ func writeFile(t *testing.T, name, content string) string {
 	return p
 }
 
-// withoutTemplate is the sample's blueprint with one gateway template removed.
-func withoutTemplate(t *testing.T, key string) string {
+// editedBlueprint writes the sample's blueprint with edit applied to its spec.
+func editedBlueprint(t *testing.T, edit func(spec map[string]any)) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(sample, "blueprint.yaml"))
 	if err != nil {
@@ -95,7 +95,7 @@ func withoutTemplate(t *testing.T, key string) string {
 	if err := yaml.Unmarshal(b, &bp); err != nil {
 		t.Fatal(err)
 	}
-	delete(bp["spec"].(map[string]any)["gatewayTemplate"].(map[string]any)["resourceTemplates"].(map[string]any), key)
+	edit(bp["spec"].(map[string]any))
 	out, err := yaml.Marshal(bp)
 	if err != nil {
 		t.Fatal(err)
@@ -103,23 +103,23 @@ func withoutTemplate(t *testing.T, key string) string {
 	return writeFile(t, "blueprint.yaml", string(out))
 }
 
+// gatewayTemplates is a blueprint spec's gatewayTemplate.resourceTemplates.
+func gatewayTemplates(spec map[string]any) map[string]any {
+	return spec["gatewayTemplate"].(map[string]any)["resourceTemplates"].(map[string]any)
+}
+
+// withoutTemplate is the sample's blueprint with one gateway template removed.
+func withoutTemplate(t *testing.T, key string) string {
+	t.Helper()
+	return editedBlueprint(t, func(spec map[string]any) { delete(gatewayTemplates(spec), key) })
+}
+
 // withRouteTemplate writes the sample's blueprint with an httpRouteTemplate of one template.
 func withRouteTemplate(t *testing.T, tmpl string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(sample, "blueprint.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var bp map[string]any
-	if err := yaml.Unmarshal(b, &bp); err != nil {
-		t.Fatal(err)
-	}
-	bp["spec"].(map[string]any)["httpRouteTemplate"] = map[string]any{"resourceTemplates": map[string]any{"per-route": tmpl}}
-	out, err := yaml.Marshal(bp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return writeFile(t, "blueprint.yaml", string(out))
+	return editedBlueprint(t, func(spec map[string]any) {
+		spec["httpRouteTemplate"] = map[string]any{"resourceTemplates": map[string]any{"per-route": tmpl}}
+	})
 }
 
 const replicasSix = `apiVersion: gateway.gantry.dev/v1alpha1
@@ -283,21 +283,9 @@ func TestLive(t *testing.T) {
 	t.Run("diff of a blueprint change summarises the fleet first", func(t *testing.T) {
 		// Issue 23, item 2: a blueprint change that breaks Gateways is seen first, with why, before
 		// the Gateways' own diffs.
-		b, err := os.ReadFile(filepath.Join(sample, "blueprint.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var bp map[string]any
-		if err := yaml.Unmarshal(b, &bp); err != nil {
-			t.Fatal(err)
-		}
-		bp["spec"].(map[string]any)["gatewayTemplate"].(map[string]any)["resourceTemplates"].(map[string]any)["guard"] =
-			`{{ if eq .Gateway.metadata.namespace "team-b" }}{{ fail "team-b is not ready for this" }}{{ end }}`
-		out, err := yaml.Marshal(bp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := writeFile(t, "blueprint.yaml", string(out))
+		path := editedBlueprint(t, func(spec map[string]any) {
+			gatewayTemplates(spec)["guard"] = `{{ if eq .Gateway.metadata.namespace "team-b" }}{{ fail "team-b is not ready for this" }}{{ end }}`
+		})
 		code, text, errOut := gantry("diff", "-A", path)
 		if code != 1 || !strings.HasPrefix(text, "# Summary: 1 of 2 Gateways would change: status of 1 Gateway; 1 failure\n# would fail to render: Gateway team-b/api: ") ||
 			!strings.Contains(text, "team-b is not ready for this") {
