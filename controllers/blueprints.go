@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -15,7 +16,19 @@ import (
 type blueprintCache struct {
 	mu       sync.Mutex
 	compiled map[string]compiledBlueprint
+	// revisions holds revisions compiled by name: a revision's template never changes.
+	revisions map[string]compiledRevision
 }
+
+type compiledRevision struct {
+	spec *v1alpha1.GatewayClassBlueprintSpec
+	bp   *render.Blueprint
+	err  error
+}
+
+// maxCompiledRevisions bounds the revisions kept compiled: those a staged rollout renders from
+// are few, and one dropped is compiled again.
+const maxCompiledRevisions = 64
 
 type compiledBlueprint struct {
 	generation int64
@@ -60,4 +73,33 @@ func (c *blueprintCache) revision(bp *v1alpha1.GatewayClassBlueprint) string {
 		return got.revision
 	}
 	return v1alpha1.RevisionName(bp.Name, &bp.Spec)
+}
+
+// atRevision is bp as it was at the named revision, and that compiled: bp's metadata, status and
+// rollout with the revision's template. A revision that is not bp's, or is gone, is an error.
+func (c *blueprintCache) atRevision(ctx context.Context, cl client.Reader, bp *v1alpha1.GatewayClassBlueprint, name string) (*v1alpha1.GatewayClassBlueprint, *render.Blueprint, error) {
+	c.mu.Lock()
+	got, ok := c.revisions[name]
+	c.mu.Unlock()
+	if !ok {
+		rev := &v1alpha1.GatewayClassBlueprintRevision{}
+		if err := cl.Get(ctx, client.ObjectKey{Name: name}, rev); err != nil {
+			return nil, nil, fmt.Errorf("GatewayClassBlueprintRevision %s: %w", name, err)
+		}
+		if rev.Spec.Blueprint != bp.Name {
+			return nil, nil, fmt.Errorf("GatewayClassBlueprintRevision %s is a revision of %s, not of %s", name, rev.Spec.Blueprint, bp.Name)
+		}
+		got.spec = rev.Spec.Template.DeepCopy()
+		got.bp, got.err = render.Compile(bp.Name, got.spec)
+		c.mu.Lock()
+		if c.revisions == nil || len(c.revisions) >= maxCompiledRevisions {
+			c.revisions = map[string]compiledRevision{}
+		}
+		c.revisions[name] = got
+		c.mu.Unlock()
+	}
+	out := bp.DeepCopy()
+	out.Spec = *got.spec.DeepCopy()
+	out.Spec.Rollout = bp.Spec.Rollout
+	return out, got.bp, nil
 }

@@ -71,6 +71,11 @@ func (r *GatewayClassReconciler) Reconcile(ctx context.Context, req ctrl.Request
 			} else {
 				accepted.Message = fmt.Sprintf("GatewayClassBlueprint %s: every template parses", name)
 			}
+			if c := rolloutCondition(gen, bp); c != nil {
+				meta.SetStatusCondition(&next.Status.Conditions, *c)
+			} else {
+				meta.RemoveStatusCondition(&next.Status.Conditions, ConditionRollout)
+			}
 			if serr := r.blueprintStatus(ctx, bp, cerr); serr != nil {
 				return requeueIfBehind(ctrl.Result{}, serr)
 			}

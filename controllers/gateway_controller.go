@@ -306,7 +306,7 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 		}
 	}
 	return result, r.writeStatus(ctx, gw, g.in, res, statusError{also: []metav1.Condition{
-		healthCondition(gw.Generation, rendered(objs, applied, g.owned)), revisionCondition(gw.Generation, g.in.Blueprint, r.blueprints.revision(g.in.Blueprint))}})
+		healthCondition(gw.Generation, rendered(objs, applied, g.owned)), revisionCondition(gw.Generation, g.in.Blueprint.Name, g.revision, g.latest)}})
 }
 
 // rendered is what was rendered as it now is: an object this reconcile wrote as the API server

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
@@ -31,6 +32,9 @@ type gathered struct {
 	class classState
 	// className is the class the Gateway names.
 	className string
+	// revision is the blueprint revision rendered from, and latest the blueprint's current
+	// one: they differ while a staged rollout has not reached the Gateway.
+	revision, latest string
 	// kindMissing is set when the render asked for a kind the API server does not serve:
 	// its CRD may come, and the reconciler looks again (see kindRecheck).
 	kindMissing atomic.Bool
@@ -76,6 +80,9 @@ func (r *GatewayReconciler) gather(ctx context.Context, gw *gwv1.Gateway) (*gath
 	g.class, g.in.Class = classOurs, class
 	if name, err := desired.BlueprintName(class); err == nil {
 		g.in.Blueprint, g.in.Compiled = r.blueprints.get(ctx, r.Client, name)
+		if err := r.atRolloutRevision(ctx, gw, g); err != nil {
+			return nil, err
+		}
 	}
 
 	policies, err := r.policiesFor(ctx, gw, nil)
@@ -361,4 +368,38 @@ func referenceGrants(ctx context.Context, c client.Reader, namespaces map[string
 		}
 	}
 	return out, nil
+}
+
+// atRolloutRevision puts the blueprint at the revision a staged rollout gives the Gateway in
+// place of the current one.
+func (r *GatewayReconciler) atRolloutRevision(ctx context.Context, gw *gwv1.Gateway, g *gathered) error {
+	bp := g.in.Blueprint
+	if bp == nil {
+		return nil
+	}
+	g.latest = r.blueprints.revision(bp)
+	g.revision = g.latest
+	if bp.Spec.Rollout == nil {
+		return nil
+	}
+	var nsLabels map[string]string
+	if needsNamespaces(bp.Spec.Rollout) {
+		ns := &corev1.Namespace{}
+		if err := r.Client.Get(ctx, client.ObjectKey{Name: gw.Namespace}, ns); client.IgnoreNotFound(err) != nil {
+			return err
+		}
+		nsLabels = ns.Labels
+	}
+	rev := rolloutRevision(bp, g.latest, gw, nsLabels)
+	if rev == g.latest {
+		return nil
+	}
+	at, compiled, err := r.blueprints.atRevision(ctx, r.Client, bp, rev)
+	if err != nil {
+		// Gone (deleted by hand, or past the history): the latest is all there is.
+		log.FromContext(ctx).Info("staged rollout: rendering from the latest revision", "revision", rev, "reason", err.Error())
+		return nil
+	}
+	g.in.Blueprint, g.in.Compiled, g.revision = at, compiled, rev
+	return nil
 }

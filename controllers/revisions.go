@@ -56,7 +56,7 @@ func (r *revisionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	case i < 0:
 		rev := v1alpha1.GatewayClassBlueprintRevision{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1alpha1.LabelBlueprint: desired.LabelValue(bp.Name)}},
-			Spec:       v1alpha1.GatewayClassBlueprintRevisionSpec{Blueprint: bp.Name, Revision: newest + 1, Template: *bp.Spec.DeepCopy()},
+			Spec:       v1alpha1.GatewayClassBlueprintRevisionSpec{Blueprint: bp.Name, Revision: newest + 1, Template: *v1alpha1.RevisionTemplate(&bp.Spec).DeepCopy()},
 		}
 		if err := controllerutil.SetControllerReference(bp, &rev, r.Scheme()); err != nil {
 			return ctrl.Result{}, err
@@ -88,7 +88,7 @@ func (r *revisionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	// The newest RevisionHistory stay, the current one among them.
 	slices.SortFunc(revs, func(a, b v1alpha1.GatewayClassBlueprintRevision) int { return int(b.Spec.Revision - a.Spec.Revision) })
 	for _, old := range revs[min(RevisionHistory, len(revs)):] {
-		if old.Name == cur.Name {
+		if old.Name == cur.Name || rolloutNeeds(bp, old.Name) {
 			continue
 		}
 		if err := r.Delete(ctx, &old, client.Preconditions{UID: &old.UID}); client.IgnoreNotFound(err) != nil {
@@ -103,12 +103,32 @@ func (r *revisionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 const ConditionBlueprintRevision = "gateway.gantry.dev/BlueprintRevision"
 
 // ReasonLatest is ConditionBlueprintRevision's reason when that revision is the blueprint's
-// current spec.
-const ReasonLatest = "Latest"
+// current spec; ReasonPrevious when it is an earlier one, because the blueprint's staged rollout
+// has not reached the Gateway.
+const (
+	ReasonLatest   = "Latest"
+	ReasonPrevious = "Previous"
+)
 
-// revisionCondition says that the Gateway was rendered from bp's current spec, naming its
-// revision.
-func revisionCondition(gen int64, bp *v1alpha1.GatewayClassBlueprint, revision string) metav1.Condition {
-	return metav1.Condition{Type: ConditionBlueprintRevision, Status: metav1.ConditionTrue, Reason: ReasonLatest, ObservedGeneration: gen,
-		Message: fmt.Sprintf("rendered from GatewayClassBlueprintRevision %s, blueprint %s's current spec", revision, bp.Name)}
+// revisionMessagePrefix begins ConditionBlueprintRevision's message, followed by the revision's
+// name: the rollout reads back from it where each Gateway is (revisionOf).
+const revisionMessagePrefix = "rendered from GatewayClassBlueprintRevision "
+
+// revisionCondition says which revision of blueprint bp the Gateway was rendered from, and
+// whether that is the current one (latest).
+func revisionCondition(gen int64, bp, revision, latest string) metav1.Condition {
+	c := metav1.Condition{Type: ConditionBlueprintRevision, Status: metav1.ConditionTrue, Reason: ReasonLatest, ObservedGeneration: gen,
+		Message: fmt.Sprintf("%s%s, blueprint %s's current spec", revisionMessagePrefix, revision, bp)}
+	if revision != latest {
+		c.Reason = ReasonPrevious
+		c.Message = fmt.Sprintf("%s%s, not blueprint %s's current spec (%s): its staged rollout has not reached this Gateway", revisionMessagePrefix, revision, bp, latest)
+	}
+	return c
+}
+
+// rolloutNeeds says whether the blueprint's staged rollout renders Gateways from the revision:
+// it is kept beyond the history while it does.
+func rolloutNeeds(bp *v1alpha1.GatewayClassBlueprint, revision string) bool {
+	st := bp.Status.Rollout
+	return st != nil && (st.From == revision || st.Revision == revision)
 }

@@ -125,6 +125,8 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		For(&gwv1.Gateway{}, builder.WithPredicates(specOrResync)).
 		Watches(&gwv1.GatewayClass{}, handler.EnqueueRequestsFromMapFunc(m.classGateways), builder.WithPredicates(specOrResync)).
 		Watches(&v1alpha1.GatewayClassBlueprint{}, handler.EnqueueRequestsFromMapFunc(m.blueprintGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// A staged rollout's step: only the Gateways it moves.
+		Watches(&v1alpha1.GatewayClassBlueprint{}, handler.EnqueueRequestsFromMapFunc(m.rolloutGateways), builder.WithPredicates(rolloutChanged)).
 		Watches(&v1alpha1.GatewayClassConfig{}, handler.EnqueueRequestsFromMapFunc(m.policyGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&v1alpha1.GatewayConfig{}, handler.EnqueueRequestsFromMapFunc(m.policyGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&gwv1.HTTPRoute{}, handler.EnqueueRequestsFromMapFunc(m.anyRouteGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
@@ -158,13 +160,16 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 	if err := (&revisionReconciler{Client: mgr.GetClient()}).setup(mgr); err != nil {
 		return err
 	}
+	if err := (&rolloutReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("gantry")}).setup(mgr, m); err != nil {
+		return err
+	}
 	cr := &GatewayClassReconciler{Client: mgr.GetClient(), blueprints: bps, listenerSets: listenerSets, routeKinds: kinds}
 	if err := ctrl.NewControllerManagedBy(mgr).
 		Named("gatewayclass").
 		For(&gwv1.GatewayClass{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
 			return o.(*gwv1.GatewayClass).Spec.ControllerName == v1alpha1.ControllerName
 		}))).
-		Watches(&v1alpha1.GatewayClassBlueprint{}, handler.EnqueueRequestsFromMapFunc(m.blueprintClasses), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&v1alpha1.GatewayClassBlueprint{}, handler.EnqueueRequestsFromMapFunc(m.blueprintClasses), builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, rolloutCounted))).
 		Watches(&v1alpha1.GatewayClassConfig{}, handler.EnqueueRequestsFromMapFunc(m.policyClass), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		// Which Gateways name a class decides its gateway-exists finalizer; on an update the
 		// map runs for the old and the new object, so both classes are looked at.

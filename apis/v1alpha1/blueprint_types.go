@@ -18,6 +18,9 @@ import (
 // +kubebuilder:resource:scope=Cluster,shortName=gcbp,categories=gantry
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Accepted",type=string,JSONPath=`.status.conditions[?(@.type=="Accepted")].status`
+// +kubebuilder:printcolumn:name="Revision",type=integer,JSONPath=`.status.revision`
+// +kubebuilder:printcolumn:name="Rollout",type=string,JSONPath=`.status.rollout.phase`
+// +kubebuilder:printcolumn:name="Updated",type=integer,JSONPath=`.status.rollout.updated`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type GatewayClassBlueprint struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -106,6 +109,57 @@ type GatewayClassBlueprintSpec struct {
 	// and nothing is rendered for it. Unset, Gateways of any namespace are served.
 	// +optional
 	Namespaces *metav1.LabelSelector `json:"namespaces,omitempty"`
+
+	// Rollout, when set, moves the blueprint's Gateways to a new revision in steps, each
+	// taken only when every Gateway of the steps before it is rendered from the new revision
+	// and healthy. Unset, a new revision reaches every Gateway at once. Changing it makes no
+	// new revision: it is how the revision travels, not what is rendered.
+	// +optional
+	Rollout *Rollout `json:"rollout,omitempty"`
+}
+
+// Rollout is a staged rollout: the steps a new revision takes through the blueprint's Gateways.
+type Rollout struct {
+	// Steps, in order. Each adds Gateways to those of the steps before it; after the last,
+	// every Gateway takes the revision (a last step of less than 100% is followed by one of
+	// 100%).
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	Steps []RolloutStep `json:"steps"`
+	// Paused holds the rollout at its step: Gateways of the steps taken keep the new revision,
+	// the others stay where they are, and no step is taken until it is false again.
+	// +optional
+	Paused bool `json:"paused,omitempty"`
+	// ProgressDeadlineSeconds is how long a step may take for its Gateways to be healthy
+	// before the rollout stops there. Default 600.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=86400
+	ProgressDeadlineSeconds *int32 `json:"progressDeadlineSeconds,omitempty"`
+}
+
+// RolloutStep adds Gateways to a rollout: those a selector picks (a canary set), or the first
+// of all the blueprint's Gateways up to a percentage, in an order fixed by a hash of each
+// Gateway's namespace and name.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.percent) != (has(self.gatewaySelector) || has(self.namespaceSelector))",message="a step has either a percent or selectors"
+type RolloutStep struct {
+	// Percent of all the blueprint's Gateways that have the revision once this step is taken,
+	// those of earlier steps included.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	Percent *int32 `json:"percent,omitempty"`
+	// GatewaySelector picks Gateways by their labels. A Gateway's labels are its owner's to
+	// set, so a tenant can put their Gateway into such a step; namespaceSelector is the
+	// platform's choice alone where namespace labels are.
+	// +optional
+	GatewaySelector *metav1.LabelSelector `json:"gatewaySelector,omitempty"`
+	// NamespaceSelector picks the Gateways of namespaces whose labels match. With
+	// gatewaySelector, a Gateway must match both.
+	// +optional
+	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
 }
 
 // InfrastructureMetadata decides which of a Gateway's infrastructure labels and annotations
@@ -200,6 +254,70 @@ type GatewayClassBlueprintStatus struct {
 	LatestRevision string `json:"latestRevision,omitempty"`
 	// +optional
 	Revision int64 `json:"revision,omitempty"`
+	// Rollout is where the staged rollout of the latest revision stands, when the blueprint
+	// asks for one.
+	// +optional
+	Rollout *RolloutStatus `json:"rollout,omitempty"`
+}
+
+// Rollout phases.
+const (
+	RolloutProgressing = "Progressing"
+	RolloutPaused      = "Paused"
+	RolloutStopped     = "Stopped"
+	RolloutComplete    = "Complete"
+)
+
+// RolloutStatus is where a staged rollout stands. The controller keeps it; Gateways read it to
+// know which revision to render from, so a restarted controller goes on where it was.
+type RolloutStatus struct {
+	// Revision is the revision being rolled out: the blueprint's latest.
+	Revision string `json:"revision"`
+	// From is the revision the fleet was on when the rollout began (the last one rolled out
+	// to every Gateway): Gateways not yet reached render from it. "" renders them from the
+	// latest.
+	// +optional
+	From string `json:"from,omitempty"`
+	// Step is how many steps are taken: Gateways of the first Step steps render from Revision.
+	// 0 before the first is taken.
+	Step int32 `json:"step"`
+	// Steps is how many steps the rollout has in all.
+	Steps int32 `json:"steps"`
+	// Cutoff: a Gateway no selector of a taken step picks is reached when the hash that orders
+	// Gateways is at most this (hex); "" reaches none.
+	// +optional
+	Cutoff string `json:"cutoff,omitempty"`
+	// Phase: Progressing, Paused, Stopped or Complete.
+	// +kubebuilder:validation:Enum=Progressing;Paused;Stopped;Complete
+	Phase string `json:"phase"`
+	// StepStartTime is when the current step was taken. A Gateway whose Programmed or Healthy
+	// condition was False already before then does not hold the step.
+	// +optional
+	StepStartTime *metav1.Time `json:"stepStartTime,omitempty"`
+	// WaitingSince is when the wait for the current step's Gateways began: when it was taken,
+	// or the rollout last resumed. The progress deadline counts from it.
+	// +optional
+	WaitingSince *metav1.Time `json:"waitingSince,omitempty"`
+	// Message says why the rollout is where it is: what it waits for, or why it stopped.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32768
+	Message string `json:"message,omitempty"`
+	// Gateways counts the blueprint's Gateways, and Updated those rendered from Revision.
+	Gateways int32 `json:"gateways"`
+	Updated  int32 `json:"updated"`
+	// Healthy counts the Gateways rendered from Revision and healthy.
+	Healthy int32 `json:"healthy"`
+	// Revisions counts the Gateways rendered from each revision, newest first.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	Revisions []RevisionCount `json:"revisions,omitempty"`
+}
+
+// RevisionCount is how many Gateways are rendered from one revision.
+type RevisionCount struct {
+	Revision string `json:"revision"`
+	Gateways int32  `json:"gateways"`
 }
 
 // GroupVersionKind names a kind at a version; an empty group is the core group.

@@ -59,8 +59,10 @@ const LabelBlueprint = "gateway.gantry.dev/blueprint"
 // the first 10 hex digits of a SHA-256 of the spec as JSON. The same spec is the same revision,
 // so a Gateway rendered from a spec can name its revision without reading it. A name over 253
 // characters keeps the hash and cuts the blueprint's name.
+//
+// The rollout strategy is left out: it says how a revision travels, not what it renders.
 func RevisionName(blueprint string, spec *GatewayClassBlueprintSpec) string {
-	b, err := json.Marshal(spec)
+	b, err := json.Marshal(RevisionTemplate(spec))
 	if err != nil {
 		panic(err) // a struct of plain fields and raw JSON: cannot fail
 	}
@@ -70,4 +72,14 @@ func RevisionName(blueprint string, spec *GatewayClassBlueprintSpec) string {
 		blueprint = blueprint[:253-len(suffix)]
 	}
 	return blueprint + suffix
+}
+
+// RevisionTemplate is what a revision keeps of a blueprint's spec: all of it but the rollout.
+func RevisionTemplate(spec *GatewayClassBlueprintSpec) *GatewayClassBlueprintSpec {
+	if spec.Rollout == nil {
+		return spec
+	}
+	out := *spec
+	out.Rollout = nil
+	return &out
 }

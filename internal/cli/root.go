@@ -42,7 +42,7 @@ func NewRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
-	root.AddCommand(newRenderCommand(stdin, stdout, stderr), newDiffCommand(stdin, stdout, stderr), newExplainCommand(stdout), newLintCommand(stdin, stdout, stderr), newControllerCommand(stderr), newPlaygroundCommand(stdout, stderr))
+	root.AddCommand(newRenderCommand(stdin, stdout, stderr), newDiffCommand(stdin, stdout, stderr), newExplainCommand(stdout), newLintCommand(stdin, stdout, stderr), newControllerCommand(stderr), newPlaygroundCommand(stdout, stderr), newRolloutCommand(stdout))
 	return root
 }
 
