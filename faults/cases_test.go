@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -25,6 +26,9 @@ import (
 // no owner reference, which no fault may make Gantry touch.
 type world struct {
 	ns, class string
+	// gone are the kinds each Gateway must not have (a template removed): converged checks
+	// the others of Deployment, Service and ServiceAccount.
+	gone map[string]bool
 	gateways  []*gwv1.Gateway
 	bystander *corev1.ConfigMap
 }
@@ -105,6 +109,12 @@ func (w *world) converged(t *testing.T) time.Duration {
 	for _, gw := range w.gateways {
 		key := client.ObjectKeyFromObject(gw)
 		for _, o := range []client.Object{&appsv1.Deployment{}, &corev1.Service{}, &corev1.ServiceAccount{}} {
+			if kind := fmt.Sprintf("%T", o); w.gone[kind] {
+				if err := k8s.Get(t.Context(), key, o); !apierrors.IsNotFound(err) {
+					t.Errorf("%s %s is still there, its template removed (%v)", kind, key, err)
+				}
+				continue
+			}
 			if err := k8s.Get(t.Context(), key, o); err != nil {
 				t.Errorf("%T %s: %v", o, key, err)
 				continue
@@ -157,6 +167,67 @@ func TestKilledMidConvergence(t *testing.T) {
 	startGantry(t, "second")
 	took := w.converged(t)
 	t.Logf("the second process converged the rest in %v", took.Round(10*time.Millisecond))
+}
+
+// TestKilledMidPrune: a template is removed from the blueprint, and the controller is killed
+// (SIGKILL) while it deletes its 40 objects; deletes are slowed so that the kill lands in the
+// middle. A new process prunes the rest, and deletes nothing else: every other object stays, as
+// does the bystander that carries Gantry's labels.
+func TestKilledMidPrune(t *testing.T) {
+	w := newWorld(t)
+	p := startFaultProxy(t)
+	a := startGantry(t, "first", "--kubeconfig", p.kubeconfig())
+	w.add(t, 40)
+	w.converged(t)
+
+	// A tenant's ServiceAccount that looks like one of the template's: Gantry's labels and owner
+	// annotation, no owner reference. No prune may take it.
+	lookalike := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: w.ns, Name: "lookalike",
+		Labels:      map[string]string{v1alpha1.LabelGatewayName: "gw-1", v1alpha1.LabelTemplate: "serviceaccount"},
+		Annotations: map[string]string{v1alpha1.AnnotationOwner: w.ns + "/gw-1"}}}
+	create(t, lookalike)
+	p.deleteDelay.Store(int64(150 * time.Millisecond))
+	bp := &v1alpha1.GatewayClassBlueprint{}
+	if err := k8s.Get(t.Context(), client.ObjectKey{Name: w.class}, bp); err != nil {
+		t.Fatal(err)
+	}
+	delete(bp.Spec.GatewayTemplate.ResourceTemplates, "serviceaccount")
+	if err := k8s.Update(t.Context(), bp); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for p.deletes.Load() < 5 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	a.signal(syscall.SIGKILL)
+	<-a.done
+	left := &corev1.ServiceAccountList{}
+	if err := k8s.List(t.Context(), left, client.InNamespace(w.ns), client.HasLabels{v1alpha1.LabelTemplate}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("killed after %d deletes, with %d of 40 ServiceAccounts left", p.deletes.Load(), len(left.Items)-1)
+	if len(left.Items) <= 1 || len(left.Items) >= 41 { // the lookalike is one of them
+		t.Fatalf("the kill did not land mid-prune (%d of 40 left)", len(left.Items)-1)
+	}
+	p.deleteDelay.Store(0)
+	startGantry(t, "second", "--kubeconfig", p.kubeconfig())
+	w.gone = map[string]bool{"*v1.ServiceAccount": true}
+	start := time.Now()
+	eventually(t, "every ServiceAccount pruned", func() error {
+		l := &corev1.ServiceAccountList{}
+		if err := k8s.List(t.Context(), l, client.InNamespace(w.ns), client.HasLabels{v1alpha1.LabelTemplate}); err != nil {
+			return err
+		}
+		if len(l.Items) != 1 || l.Items[0].Name != lookalike.Name {
+			return fmt.Errorf("%d left, want only the lookalike", len(l.Items))
+		}
+		return nil
+	})
+	t.Logf("the second process pruned the rest in %v", time.Since(start).Round(10*time.Millisecond))
+	w.converged(t)
+	if err := k8s.Get(t.Context(), client.ObjectKeyFromObject(lookalike), &corev1.ServiceAccount{}); err != nil {
+		t.Errorf("the tenant's lookalike ServiceAccount: %v", err)
+	}
 }
 
 // lease is the leader-election Lease's holder in ns ("" when none holds it).

@@ -101,6 +101,14 @@ type process struct {
 // defaults but for what a test on one machine needs (no fixed ports), plus args.
 func startGantry(t *testing.T, name string, args ...string) *process {
 	t.Helper()
+	return startGantryIn(t, name, "", nil, args...)
+}
+
+// startGantryIn is startGantry with more environment variables and, when cgroup is a
+// directory of the memory controller, inside that cgroup from its first instruction (a shell
+// moves itself there, then execs the binary).
+func startGantryIn(t *testing.T, name, cgroup string, env []string, args ...string) *process {
+	t.Helper()
 	p := &process{t: t, log: filepath.Join(t.TempDir(), name+".log"), done: make(chan struct{})}
 	f, err := os.Create(p.log)
 	if err != nil {
@@ -109,6 +117,10 @@ func startGantry(t *testing.T, name string, args ...string) *process {
 	args = append([]string{"controller", "--kubeconfig", kubeconfig, "--controller-namespace", controllerNS,
 		"--metrics-bind-address", "0", "--health-probe-bind-address", "0"}, args...)
 	p.cmd = exec.Command(bin, args...)
+	if cgroup != "" {
+		p.cmd = exec.Command("sh", append([]string{"-c", `echo $$ > "$0/cgroup.procs" && exec "$@"`, cgroup, bin}, args...)...)
+	}
+	p.cmd.Env = append(os.Environ(), env...)
 	p.cmd.Stdout, p.cmd.Stderr = f, f
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -134,6 +146,11 @@ func (p *process) signal(s syscall.Signal) {
 
 // wait waits up to d for the process to end and reports whether it did.
 func (p *process) wait(d time.Duration) bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+	}
 	select {
 	case <-p.done:
 		return true

@@ -35,6 +35,9 @@ type faultProxy struct {
 	srv *http.Server
 
 	expired atomic.Bool
+	// deleteDelay holds each DELETE this long before it goes on (nanoseconds); deletes counts
+	// the DELETEs that went on.
+	deleteDelay, deletes atomic.Int64
 	// gone counts the watches answered with 410 Gone.
 	gone atomic.Int64
 	// watches cancels the watches in flight.
@@ -66,6 +69,10 @@ func startFaultProxy(t *testing.T) *faultProxy {
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, _ error) { w.WriteHeader(http.StatusBadGateway) }}
 	p.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("watch") != "true" {
+			if r.Method == http.MethodDelete {
+				time.Sleep(time.Duration(p.deleteDelay.Load()))
+				p.deletes.Add(1)
+			}
 			rp.ServeHTTP(w, r)
 			return
 		}
