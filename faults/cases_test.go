@@ -28,7 +28,7 @@ type world struct {
 	ns, class string
 	// gone are the kinds each Gateway must not have (a template removed): converged checks
 	// the others of Deployment, Service and ServiceAccount.
-	gone map[string]bool
+	gone      map[string]bool
 	gateways  []*gwv1.Gateway
 	bystander *corev1.ConfigMap
 }
