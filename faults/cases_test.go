@@ -2,7 +2,11 @@ package faults_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -357,4 +361,60 @@ func TestWatchesExpire(t *testing.T) {
 	t.Logf("%d watches answered 410 Gone", p.gone.Load())
 	took := w.converged(t)
 	t.Logf("converged %v after the watches worked again", took.Round(10*time.Millisecond))
+}
+
+// etcdPID is the process ID of the test's etcd, found by its data directory.
+func etcdPID(t *testing.T) int {
+	t.Helper()
+	dir := env.ControlPlane.Etcd.DataDir
+	procs, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(b), "\x00")
+		if filepath.Base(args[0]) == "etcd" && slices.ContainsFunc(args, func(a string) bool { return a == dir || a == "--data-dir="+dir }) {
+			pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return pid
+		}
+	}
+	t.Fatalf("no etcd process with data directory %s", dir)
+	return 0
+}
+
+// TestEtcdPaused: etcd stops answering (SIGSTOP) for 5 s while the controller converges 40
+// Gateways: every request that reaches it waits. Once it goes on (SIGCONT), everything
+// converges, nothing twice, and the controller is the same process.
+func TestEtcdPaused(t *testing.T) {
+	w := newWorld(t)
+	a := startGantry(t, "controller")
+	w.add(t, 40)
+	eventually(t, "a first Gateway programmed", func() error {
+		if w.programmed(t) == 0 {
+			return fmt.Errorf("none yet")
+		}
+		return nil
+	})
+	pid := etcdPID(t)
+	done := w.programmed(t) // read before: the test's own reads wait for etcd too
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("etcd paused with %d of %d Gateways programmed", done, len(w.gateways))
+	time.Sleep(5 * time.Second)
+	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	took := w.converged(t)
+	if a.wait(0) {
+		t.Fatalf("the controller exited:\n%s", a.tail(20))
+	}
+	t.Logf("converged %v after etcd went on", took.Round(10*time.Millisecond))
 }
