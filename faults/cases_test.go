@@ -418,3 +418,40 @@ func TestEtcdPaused(t *testing.T) {
 	}
 	t.Logf("converged %v after etcd went on", took.Round(10*time.Millisecond))
 }
+
+// TestAPIServerRestarted: the kube-apiserver process is stopped while the controller converges
+// 40 Gateways and started again 3 s later against the same etcd, on the same address with the
+// same certificates, as a control-plane upgrade restarts it; 5 Gateways are made after. Everything
+// converges, nothing twice, and the controller is the same process. make faults only: the
+// API server takes a minute to stop, draining its requests.
+func TestAPIServerRestarted(t *testing.T) {
+	if !all() {
+		t.Skip("slow: make faults runs it")
+	}
+	w := newWorld(t)
+	a := startGantry(t, "controller")
+	w.add(t, 40)
+	eventually(t, "a first Gateway programmed", func() error {
+		if w.programmed(t) == 0 {
+			return fmt.Errorf("none yet")
+		}
+		return nil
+	})
+	done := w.programmed(t)
+	stopping := time.Now()
+	if err := env.ControlPlane.APIServer.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("kube-apiserver stopped (in %v) with %d of %d Gateways programmed", time.Since(stopping).Round(10*time.Millisecond), done, len(w.gateways))
+	time.Sleep(3 * time.Second)
+	if err := env.ControlPlane.APIServer.Start(); err != nil {
+		t.Fatalf("start kube-apiserver again: %v", err)
+	}
+	back := time.Now()
+	w.add(t, 5)
+	w.converged(t)
+	if a.wait(0) {
+		t.Fatalf("the controller exited:\n%s", a.tail(20))
+	}
+	t.Logf("all 45 converged %v after kube-apiserver was back", time.Since(back).Round(10*time.Millisecond))
+}

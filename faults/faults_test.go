@@ -51,7 +51,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "build gantry:", err)
 		return 1
 	}
-	e, cfg, err := testenv.Start()
+	e, cfg, err := testenv.StartRestartable(filepath.Join(dir, "apiserver"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

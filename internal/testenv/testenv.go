@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -46,6 +47,21 @@ func Start() (*envtest.Environment, *rest.Config, error) {
 // StartWithout is Start without some of Gateway API's CRDs (file names in config/gateway-api),
 // as on a cluster with an older Gateway API.
 func StartWithout(omit ...string) (*envtest.Environment, *rest.Config, error) {
+	return start("", omit...)
+}
+
+// StartRestartable is Start with the API server's certificates and keys in certDir, which
+// outlives a stop: env.ControlPlane.APIServer can then be stopped and started again on the same
+// address, with the same serving certificate and client CA, against the same etcd, and a
+// running client's credentials still hold (a fresh directory each start would make new ones).
+func StartRestartable(certDir string) (*envtest.Environment, *rest.Config, error) {
+	if err := os.MkdirAll(certDir, 0o700); err != nil {
+		return nil, nil, err
+	}
+	return start(certDir)
+}
+
+func start(certDir string, omit ...string) (*envtest.Environment, *rest.Config, error) {
 	assets, err := Assets()
 	if err != nil {
 		return nil, nil, err
@@ -67,6 +83,8 @@ func StartWithout(omit ...string) (*envtest.Environment, *rest.Config, error) {
 	// envtest's default service range is a /24: 254 Services, too few for the scale harness's
 	// thousands of Gateways (each renders one).
 	env.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", "10.0.0.0/16")
+	env.ControlPlane.GetAPIServer().CertDir = certDir
+	env.ControlPlaneStopTimeout = 90 * time.Second // the API server drains its watches first
 	cfg, err := env.Start()
 	if err != nil {
 		return nil, nil, fmt.Errorf("start kube-apiserver and etcd: %w", err)
