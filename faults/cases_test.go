@@ -89,6 +89,17 @@ func (w *world) programmed(t *testing.T) int {
 	return n
 }
 
+// firstProgrammed waits until a first Gateway is programmed: the controller is converging.
+func (w *world) firstProgrammed(t *testing.T) {
+	t.Helper()
+	eventually(t, "a first Gateway programmed", func() error {
+		if w.programmed(t) == 0 {
+			return fmt.Errorf("none yet")
+		}
+		return nil
+	})
+}
+
 // converged waits until the world is as it must be whatever happened on the way: every
 // Gateway Programmed; each Gateway's Deployment, Service and ServiceAccount present once, owned
 // by that Gateway (its UID), with the blueprint's content; no other rendered Deployment; the
@@ -158,12 +169,7 @@ func TestKilledMidConvergence(t *testing.T) {
 	w := newWorld(t)
 	a := startGantry(t, "first")
 	w.add(t, 40)
-	eventually(t, "a first Gateway programmed", func() error {
-		if w.programmed(t) == 0 {
-			return fmt.Errorf("none yet")
-		}
-		return nil
-	})
+	w.firstProgrammed(t)
 	a.signal(syscall.SIGKILL)
 	<-a.done
 	done := w.programmed(t)
@@ -327,12 +333,7 @@ func TestAPIServerUnreachableMidConvergence(t *testing.T) {
 	p := startFaultProxy(t)
 	startGantry(t, "controller", "--kubeconfig", p.kubeconfig())
 	w.add(t, 40)
-	eventually(t, "a first Gateway programmed", func() error {
-		if w.programmed(t) == 0 {
-			return fmt.Errorf("none yet")
-		}
-		return nil
-	})
+	w.firstProgrammed(t)
 	p.down()
 	t.Logf("API server unreachable with %d of %d Gateways programmed", w.programmed(t), len(w.gateways))
 	w.add(t, 5)
@@ -396,12 +397,7 @@ func TestEtcdPaused(t *testing.T) {
 	w := newWorld(t)
 	a := startGantry(t, "controller")
 	w.add(t, 40)
-	eventually(t, "a first Gateway programmed", func() error {
-		if w.programmed(t) == 0 {
-			return fmt.Errorf("none yet")
-		}
-		return nil
-	})
+	w.firstProgrammed(t)
 	pid := etcdPID(t)
 	done := w.programmed(t) // read before: the test's own reads wait for etcd too
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
@@ -431,12 +427,7 @@ func TestAPIServerRestarted(t *testing.T) {
 	w := newWorld(t)
 	a := startGantry(t, "controller")
 	w.add(t, 40)
-	eventually(t, "a first Gateway programmed", func() error {
-		if w.programmed(t) == 0 {
-			return fmt.Errorf("none yet")
-		}
-		return nil
-	})
+	w.firstProgrammed(t)
 	done := w.programmed(t)
 	stopping := time.Now()
 	if err := env.ControlPlane.APIServer.Stop(); err != nil {

@@ -47,15 +47,7 @@ type faultProxy struct {
 
 func startFaultProxy(t *testing.T) *faultProxy {
 	t.Helper()
-	dir := t.TempDir()
-	ca, err := testenv.ServingCert(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert, ca := servingCert(t)
 	rt, err := rest.TransportFor(env.Config)
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +96,21 @@ func startFaultProxy(t *testing.T) *faultProxy {
 	p.serve(l)
 	t.Cleanup(p.down)
 	return p
+}
+
+// servingCert is a serving certificate for 127.0.0.1 and the CA bundle that trusts it.
+func servingCert(t *testing.T) (tls.Certificate, []byte) {
+	t.Helper()
+	dir := t.TempDir()
+	ca, err := testenv.ServingCert(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert, ca
 }
 
 func (p *faultProxy) serve(l net.Listener) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -21,8 +20,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-
-	"gantry.dev/gantry/internal/testenv"
 )
 
 // Webhook modes: what the third party's admission webhook does with a Deployment.
@@ -42,15 +39,7 @@ type thirdPartyWebhook struct {
 
 func startThirdPartyWebhook(t *testing.T, ns string) *thirdPartyWebhook {
 	t.Helper()
-	dir := t.TempDir()
-	ca, err := testenv.ServingCert(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert, ca := servingCert(t)
 	l, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}})
 	if err != nil {
 		t.Fatal(err)
