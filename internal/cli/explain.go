@@ -168,6 +168,10 @@ func (o *explainOptions) class(ctx context.Context, c client.Client, name string
 		}
 	}
 	fmt.Fprintf(tw, "Route templates:\t%s\n", orDash(strings.Join(templates, "; ")))
+	if c := findCondition(class.Status.Conditions, controllers.ConditionRollout); c != nil {
+		// Only with spec.rollout: where a staged rollout stands (gantry rollout status says more).
+		fmt.Fprintf(tw, "Rollout:\t%s %s: %s\n", c.Status, c.Reason, c.Message)
+	}
 	tw.Flush()
 	for _, part := range []struct {
 		title string

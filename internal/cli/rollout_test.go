@@ -76,6 +76,13 @@ func TestRolloutCommands(t *testing.T) {
 		return nil
 	})
 
+	testenv.Eventually(t, "explain class shows where the rollout stands", func() error {
+		if code, out, errOut := gantry("explain", "class", "internet"); code != 0 || !strings.Contains(spaced(out), "Rollout: True Complete: blueprint proxy, revision "+second+": 2 of 2 Gateways updated") {
+			return fmt.Errorf("exit %d:\n%s%s", code, out, errOut)
+		}
+		return nil
+	})
+
 	if code, out, errOut := gantry("rollout", "pause", "proxy"); code != 0 || !get().Spec.Rollout.Paused {
 		t.Errorf("pause: exit %d, paused %v\n%s%s", code, get().Spec.Rollout.Paused, out, errOut)
 	}
