@@ -325,6 +325,49 @@ func TestLeaderKilled(t *testing.T) {
 	w.converged(t)
 }
 
+// TestLeaderCutOff: the leader of two replicas loses the API server (a network partition: its
+// connections refused and cut) while the standby keeps it. The standby takes over once the Lease
+// expires; the old leader, unable to renew, gives up and exits; when its network comes back, not
+// one write of it reaches the API server. make faults only: it waits for the expiry.
+func TestLeaderCutOff(t *testing.T) {
+	if !all() {
+		t.Skip("waits for a Lease to expire; make faults runs it")
+	}
+	w := newWorld(t)
+	p := startFaultProxy(t)
+	args := []string{"--leader-elect", "--leader-election-namespace", w.ns}
+	leader := startGantry(t, "leader", append(args, "--kubeconfig", p.kubeconfig())...)
+	var holder string
+	eventually(t, "the cut-off replica holds the Lease", func() error {
+		if holder = lease(t, w.ns); holder == "" {
+			return fmt.Errorf("no holder")
+		}
+		return nil
+	})
+	startGantry(t, "standby", args...)
+	w.add(t, 5)
+	w.converged(t)
+
+	cut := time.Now()
+	p.down()
+	took := takeover(t, w.ns, holder, cut)
+	t.Logf("the standby held the Lease %v after the leader was cut off", took.Round(time.Millisecond))
+	if !leader.wait(30 * time.Second) {
+		t.Fatalf("the cut-off leader still runs 30 s after it lost the Lease:\n%s", leader.tail(20))
+	}
+	t.Logf("the cut-off leader exited %v after it was cut off", leader.exited.Sub(cut).Round(time.Millisecond))
+	if leader.exited.After(cut.Add(took)) {
+		t.Errorf("the old leader ran on after the standby was seen holding the Lease: two leaders at once")
+	}
+	before := p.writes.Load()
+	p.up()
+	w.add(t, 1) // only the new leader can program it
+	w.converged(t)
+	if after := p.writes.Load(); after != before {
+		t.Errorf("%d writes reached the API server from the old leader after the partition ended", after-before)
+	}
+}
+
 // TestAPIServerUnreachableMidConvergence: the API server becomes unreachable (connections
 // refused, every open one cut, watches included) while the controller converges 40 Gateways;
 // 5 more are made meanwhile. Once it is back, everything converges, nothing twice.

@@ -38,6 +38,9 @@ type faultProxy struct {
 	// deleteDelay holds each DELETE this long before it goes on (nanoseconds); deletes counts
 	// the DELETEs that went on.
 	deleteDelay, deletes atomic.Int64
+	// writes counts the requests that reached the API server through the proxy and could
+	// change it (any method but GET, HEAD and OPTIONS).
+	writes atomic.Int64
 	// gone counts the watches answered with 410 Gone.
 	gone atomic.Int64
 	// watches cancels the watches in flight.
@@ -60,6 +63,11 @@ func startFaultProxy(t *testing.T) *faultProxy {
 	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) }, Transport: rt, FlushInterval: -1,
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, _ error) { w.WriteHeader(http.StatusBadGateway) }}
 	p.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+		default:
+			p.writes.Add(1)
+		}
 		if r.URL.Query().Get("watch") != "true" {
 			if r.Method == http.MethodDelete {
 				time.Sleep(time.Duration(p.deleteDelay.Load()))
