@@ -489,3 +489,21 @@ func TestAPIServerRestarted(t *testing.T) {
 	}
 	t.Logf("all 45 converged %v after kube-apiserver was back", time.Since(back).Round(10*time.Millisecond))
 }
+
+// TestStoppedMidConvergence: SIGTERM while the controller converges 150 Gateways, its workers
+// busy, as a rolling update may send it. It stops within the chart's 30 s grace period; a new
+// process converges the rest.
+func TestStoppedMidConvergence(t *testing.T) {
+	w := newWorld(t)
+	a := startGantry(t, "first")
+	w.add(t, 150)
+	w.firstProgrammed(t)
+	sent := time.Now()
+	a.signal(syscall.SIGTERM)
+	if !a.wait(30 * time.Second) {
+		t.Fatalf("still running 30 s after SIGTERM (the chart's grace period):\n%s", a.tail(20))
+	}
+	t.Logf("stopped %v after SIGTERM, with %d of %d Gateways programmed", a.exited.Sub(sent).Round(time.Millisecond), w.programmed(t), len(w.gateways))
+	startGantry(t, "second")
+	w.converged(t)
+}
