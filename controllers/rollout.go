@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -12,12 +13,14 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -59,32 +62,11 @@ func steps(r *v1alpha1.Rollout) []v1alpha1.RolloutStep {
 	return out
 }
 
-// orderKey orders a blueprint's Gateways for percentage steps: a hash of namespace and name,
-// so the order is fixed, known in advance, and spread over namespaces.
-func orderKey(namespace, name string) string {
-	sum := sha256.Sum256([]byte(namespace + "/" + name))
+// namespaceKey orders namespaces for percentage steps: a hash of the name, so the order is
+// fixed, known in advance, and not the tenants' to choose.
+func namespaceKey(namespace string) string {
+	sum := sha256.Sum256([]byte(namespace))
 	return hex.EncodeToString(sum[:8])
-}
-
-// selects says whether a selector step picks the Gateway; a percentage step picks none by
-// selector.
-func selects(s v1alpha1.RolloutStep, gw *gwv1.Gateway, nsLabels map[string]string) bool {
-	if s.GatewaySelector == nil && s.NamespaceSelector == nil {
-		return false
-	}
-	for _, pick := range []struct {
-		sel *metav1.LabelSelector
-		set map[string]string
-	}{{s.GatewaySelector, gw.Labels}, {s.NamespaceSelector, nsLabels}} {
-		if pick.sel == nil {
-			continue
-		}
-		sel, err := metav1.LabelSelectorAsSelector(pick.sel)
-		if err != nil || !sel.Matches(labels.Set(pick.set)) {
-			return false
-		}
-	}
-	return true
 }
 
 // needsNamespaces says whether any step selects by namespace labels.
@@ -92,23 +74,61 @@ func needsNamespaces(r *v1alpha1.Rollout) bool {
 	return slices.ContainsFunc(r.Steps, func(s v1alpha1.RolloutStep) bool { return s.NamespaceSelector != nil })
 }
 
-// reached says whether the taken steps of st reach the Gateway.
-func reached(r *v1alpha1.Rollout, st *v1alpha1.RolloutStatus, gw *gwv1.Gateway, nsLabels map[string]string) bool {
-	all := steps(r)
-	if int(st.Step) >= len(all) {
-		return true
+// picker is a rollout's taken steps made ready to test many Gateways: selectors parsed once,
+// namespace keys hashed once per namespace.
+type picker struct {
+	selectors [][2]labels.Selector // per selector step: Gateway labels, namespace labels (nil: any)
+	cutoff    string
+	keys      map[string]string
+}
+
+func newPicker(st *v1alpha1.RolloutStatus) *picker {
+	p := &picker{cutoff: st.Cutoff, keys: map[string]string{}}
+	for _, s := range st.Taken {
+		if s.GatewaySelector == nil && s.NamespaceSelector == nil {
+			continue
+		}
+		var pair [2]labels.Selector
+		ok := true
+		for i, sel := range []*metav1.LabelSelector{s.GatewaySelector, s.NamespaceSelector} {
+			if sel == nil {
+				continue
+			}
+			parsed, err := metav1.LabelSelectorAsSelector(sel)
+			if err != nil {
+				ok = false // the API validates selectors; one that does not parse picks nothing
+				break
+			}
+			pair[i] = parsed
+		}
+		if ok {
+			p.selectors = append(p.selectors, pair)
+		}
 	}
-	for _, s := range all[:st.Step] {
-		if selects(s, gw, nsLabels) {
+	return p
+}
+
+// reached says whether the taken steps reach the Gateway.
+func (p *picker) reached(gw *gwv1.Gateway, nsLabels map[string]string) bool {
+	for _, pair := range p.selectors {
+		if (pair[0] == nil || pair[0].Matches(labels.Set(gw.Labels))) && (pair[1] == nil || pair[1].Matches(labels.Set(nsLabels))) {
 			return true
 		}
 	}
-	return st.Cutoff != "" && orderKey(gw.Namespace, gw.Name) <= st.Cutoff
+	if p.cutoff == "" {
+		return false
+	}
+	key, ok := p.keys[gw.Namespace]
+	if !ok {
+		key = namespaceKey(gw.Namespace)
+		p.keys[gw.Namespace] = key
+	}
+	return key <= p.cutoff
 }
 
-// revisionOf is the revision the Gateway was last rendered from, as its status says; "" when
-// it says none.
-func revisionOf(gw *gwv1.Gateway) string {
+// revisionOf is the revision of blueprint bp the Gateway was last rendered from, as its status
+// says; "" when it names none, or one of another blueprint (the Gateway changed class).
+func revisionOf(gw *gwv1.Gateway, bp string) string {
 	c := meta.FindStatusCondition(gw.Status.Conditions, ConditionBlueprintRevision)
 	if c == nil {
 		return ""
@@ -118,6 +138,10 @@ func revisionOf(gw *gwv1.Gateway) string {
 		return ""
 	}
 	name, _, _ = strings.Cut(name, ",")
+	// RevisionName: the blueprint's name, "-" and 10 hex digits.
+	if rest, ok := strings.CutPrefix(name, bp+"-"); !ok || len(rest) != 10 {
+		return ""
+	}
 	return name
 }
 
@@ -132,27 +156,35 @@ func stable(st *v1alpha1.RolloutStatus) string {
 // rolloutRevision is the revision the Gateway renders from; latest is the name of the
 // blueprint's current spec's revision.
 func rolloutRevision(bp *v1alpha1.GatewayClassBlueprint, latest string, gw *gwv1.Gateway, nsLabels map[string]string) string {
-	r, st := bp.Spec.Rollout, bp.Status.Rollout
-	if r == nil || st == nil {
-		return latest // all at once, or no rollout has begun: nothing to roll from
+	if bp.Spec.Rollout == nil {
+		return latest // all at once
 	}
-	recorded := revisionOf(gw)
+	st := bp.Status.Rollout
+	recorded := revisionOf(gw, bp.Name)
 	switch {
-	case st.Revision != latest:
-		// The rollout of latest has not begun: stay where the Gateway is; a new one starts
-		// where the fleet is.
+	case st == nil, st.Revision != latest:
+		// The rollout of latest has not begun: stay where the Gateway is. One new to the
+		// blueprint takes the revision the fleet is on, or the latest when none is known yet.
 		if recorded != "" {
 			return recorded
+		}
+		if st == nil {
+			return latest
 		}
 		return stable(st)
 	case recorded == latest, st.Phase == v1alpha1.RolloutComplete:
 		return latest
+	case st.Phase == v1alpha1.RolloutStopped, st.Phase == v1alpha1.RolloutPaused:
+		// Held: no Gateway moves to the revision the rollout holds back.
 	case recorded != "" && recorded != st.From:
 		// On a revision no one rolls out any more (a rollout stopped, then replaced): it is
 		// not what the fleet runs, so it takes the latest at once.
 		return latest
-	case reached(r, st, gw, nsLabels):
+	case newPicker(st).reached(gw, nsLabels):
 		return latest
+	}
+	if recorded != "" {
+		return recorded
 	}
 	return stable(st)
 }
@@ -173,15 +205,35 @@ func (r *rolloutReconciler) setup(mgr ctrl.Manager, m *mapper) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("rollout").
 		For(&v1alpha1.GatewayClassBlueprint{}).
-		// Every status write of a Gateway may be the one a step waits for.
-		Watches(&gwv1.Gateway{}, handler.EnqueueRequestsFromMapFunc(m.gatewayBlueprint)).
+		// A Gateway's status write may be the one a step waits for.
+		Watches(&gwv1.Gateway{}, handler.EnqueueRequestsFromMapFunc(m.gatewayBlueprint), builder.WithPredicates(rolloutWatched)).
 		Complete(r)
+}
+
+// rolloutWatched passes the Gateway events a rollout can learn from: one made or deleted, its
+// labels or class changed, or a condition the gate reads.
+var rolloutWatched = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		o, n := e.ObjectOld.(*gwv1.Gateway), e.ObjectNew.(*gwv1.Gateway)
+		if o.Spec.GatewayClassName != n.Spec.GatewayClassName || !maps.Equal(o.Labels, n.Labels) || o.Generation != n.Generation {
+			return true
+		}
+		for _, typ := range []string{string(gwv1.GatewayConditionProgrammed), ConditionHealthy, ConditionBlueprintRevision} {
+			a, b := meta.FindStatusCondition(o.Status.Conditions, typ), meta.FindStatusCondition(n.Status.Conditions, typ)
+			if (a == nil) != (b == nil) || a != nil && (a.Status != b.Status || a.Reason != b.Reason || a.ObservedGeneration != b.ObservedGeneration || a.LastTransitionTime != b.LastTransitionTime ||
+				typ == ConditionBlueprintRevision && a.Message != b.Message) {
+				return true
+			}
+		}
+		return false
+	},
 }
 
 // gatewayBlueprint maps a Gateway to its class's blueprint when that asks for a staged rollout.
 func (m *mapper) gatewayBlueprint(ctx context.Context, o client.Object) []reconcile.Request {
+	// Read, not written: the cache's own objects, not a copy of each at every Gateway event.
 	class := &gwv1.GatewayClass{}
-	if err := m.c.Get(ctx, client.ObjectKey{Name: string(o.(*gwv1.Gateway).Spec.GatewayClassName)}, class); err != nil || class.Spec.ControllerName != v1alpha1.ControllerName {
+	if err := m.c.Get(ctx, client.ObjectKey{Name: string(o.(*gwv1.Gateway).Spec.GatewayClassName)}, class, client.UnsafeDisableDeepCopy); err != nil || class.Spec.ControllerName != v1alpha1.ControllerName {
 		return nil
 	}
 	name, err := desired.BlueprintName(class)
@@ -189,10 +241,27 @@ func (m *mapper) gatewayBlueprint(ctx context.Context, o client.Object) []reconc
 		return nil
 	}
 	bp := &v1alpha1.GatewayClassBlueprint{}
-	if err := m.c.Get(ctx, client.ObjectKey{Name: name}, bp); err != nil || bp.Spec.Rollout == nil && bp.Status.Rollout == nil {
+	if err := m.c.Get(ctx, client.ObjectKey{Name: name}, bp, client.UnsafeDisableDeepCopy); err != nil || bp.Spec.Rollout == nil && bp.Status.Rollout == nil {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: name}}}
+}
+
+// namespaceLabels are every namespace's labels when a step of the rollout selects by them;
+// nil otherwise.
+func namespaceLabels(ctx context.Context, c client.Reader, ro *v1alpha1.Rollout) (map[string]map[string]string, error) {
+	if ro == nil || !needsNamespaces(ro) {
+		return nil, nil
+	}
+	l := &corev1.NamespaceList{}
+	if err := c.List(ctx, l); err != nil {
+		return nil, err
+	}
+	out := make(map[string]map[string]string, len(l.Items))
+	for _, ns := range l.Items {
+		out[ns.Name] = ns.Labels
+	}
+	return out, nil
 }
 
 // blueprintGateways lists the Gateways of every class that names bp.
@@ -238,27 +307,26 @@ func (r *rolloutReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	var nsLabels map[string]map[string]string
-	if needsNamespaces(bp.Spec.Rollout) {
-		nss := &corev1.NamespaceList{}
-		if err := r.List(ctx, nss); err != nil {
-			return ctrl.Result{}, err
-		}
-		nsLabels = make(map[string]map[string]string, len(nss.Items))
-		for _, ns := range nss.Items {
-			nsLabels[ns.Name] = ns.Labels
-		}
+	nsLabels, err := namespaceLabels(ctx, r, bp.Spec.Rollout)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
 	latest := v1alpha1.RevisionName(bp.Name, &bp.Spec)
 	var prev *v1alpha1.RolloutStatus
 	if bp.Status.Rollout != nil {
 		prev = bp.Status.Rollout.DeepCopy()
 	}
-	next, after, events := r.evaluate(ctx, bp, latest, prev.DeepCopy(), gws, nsLabels)
+	next, after, events := r.evaluate(bp, latest, prev.DeepCopy(), gws, nsLabels)
 	if !equality.Semantic.DeepEqual(prev, next) {
-		patch := client.MergeFrom(bp.DeepCopy())
+		// With the resourceVersion read: a step decided from a stale blueprint (one that missed
+		// this controller's own last write, a stop say) must not be written over it.
+		patch := client.MergeFromWithOptions(bp.DeepCopy(), client.MergeFromWithOptimisticLock{})
 		bp.Status.Rollout = next
 		if err := r.Status().Patch(ctx, bp, patch); err != nil {
+			if apierrors.IsConflict(err) {
+				r.forget(req.Name)
+				return ctrl.Result{Requeue: true}, nil
+			}
 			return ctrl.Result{}, client.IgnoreNotFound(err)
 		}
 	}
@@ -302,75 +370,43 @@ func (r *rolloutReconciler) clock() time.Time {
 type rolloutEvent struct{ typ, reason, note string }
 
 // evaluate is the rollout's next status, how long until it must be looked at again (0: when
-// something changes), and the Events to say; it may change prev. It begins a rollout of latest when prev is of
-// another revision, counts the Gateways on each revision, and takes a step or stops.
-func (r *rolloutReconciler) evaluate(ctx context.Context, bp *v1alpha1.GatewayClassBlueprint, latest string, prev *v1alpha1.RolloutStatus, gws []gwv1.Gateway, nsLabels map[string]map[string]string) (*v1alpha1.RolloutStatus, time.Duration, []rolloutEvent) {
+// something changes), and the Events to say; it may change prev. It begins a rollout of latest
+// when prev is of another revision, counts the Gateways on each revision, and takes a step or
+// stops.
+func (r *rolloutReconciler) evaluate(bp *v1alpha1.GatewayClassBlueprint, latest string, prev *v1alpha1.RolloutStatus, gws []gwv1.Gateway, nsLabels map[string]map[string]string) (*v1alpha1.RolloutStatus, time.Duration, []rolloutEvent) {
 	ro := bp.Spec.Rollout
 	all := steps(ro)
 	now := metav1.NewTime(r.clock().Truncate(time.Second))
+	gws = slices.DeleteFunc(slices.Clone(gws), func(gw gwv1.Gateway) bool { return !gw.DeletionTimestamp.IsZero() })
 	var evs []rolloutEvent
 	st := prev
 	if st == nil || st.Revision != latest {
-		from := ""
-		switch {
-		case st != nil:
+		from := fleetRevision(gws, bp.Name, latest)
+		if st != nil {
 			from = stable(st)
-		default:
-			from = r.previousRevision(ctx, bp.Name, latest)
 		}
-		st = &v1alpha1.RolloutStatus{Revision: latest, From: from, Phase: v1alpha1.RolloutProgressing, StepStartTime: &now, WaitingSince: &now}
+		st = &v1alpha1.RolloutStatus{Revision: latest, From: from, Phase: v1alpha1.RolloutProgressing, StepStartTime: &now, WaitingSince: &now, HealthBaseline: &now}
 		if from == "" || from == latest {
-			st.From, st.Phase, st.Step = "", v1alpha1.RolloutComplete, int32(len(all))
+			// Nothing to roll from: every Gateway is on latest already, or none has rendered.
+			last := int32(100)
+			st.From, st.Phase, st.Step, st.Taken, st.Cutoff = "", v1alpha1.RolloutComplete, int32(len(all)), []v1alpha1.RolloutStep{{Percent: &last}}, allNamespaces
 		} else {
 			evs = append(evs, rolloutEvent{corev1.EventTypeNormal, "RolloutStarted", fmt.Sprintf("rolling out revision %s from %s in %d steps", latest, from, len(all))})
 		}
 	}
 	st.Steps = int32(len(all))
-
-	// Count where the Gateways are.
-	counts := map[string]int32{}
-	st.Gateways, st.Updated, st.Healthy = 0, 0, 0
-	for i := range gws {
-		gw := &gws[i]
-		if !gw.DeletionTimestamp.IsZero() {
-			continue
-		}
-		st.Gateways++
-		rev := revisionOf(gw)
-		if rev == "" {
-			continue
-		}
-		counts[rev]++
-		if rev == latest {
-			st.Updated++
-			if healthy(gw) {
-				st.Healthy++
-			}
-		}
-	}
-	st.Revisions = st.Revisions[:0]
-	for rev, n := range counts {
-		st.Revisions = append(st.Revisions, v1alpha1.RevisionCount{Revision: rev, Gateways: n})
-	}
-	slices.SortFunc(st.Revisions, func(a, b v1alpha1.RevisionCount) int {
-		switch {
-		case a.Revision == b.Revision:
-			return 0
-		case a.Revision == latest:
-			return -1
-		case b.Revision == latest:
-			return 1
-		}
-		return strings.Compare(a.Revision, b.Revision)
-	})
-	st.Revisions = st.Revisions[:min(len(st.Revisions), 16)]
-	if len(st.Revisions) == 0 {
-		st.Revisions = nil
-	}
+	countRevisions(st, gws, bp.Name, latest)
 
 	switch st.Phase {
 	case v1alpha1.RolloutComplete, v1alpha1.RolloutStopped:
 		return st, 0, evs
+	}
+	if k := covered(st.Taken, all); k != len(st.Taken) {
+		// spec.rollout.steps changed: go on from the first new step the taken ones do not cover.
+		// What was taken stays reached (the cutoff never goes down).
+		st.Taken, st.Step = slices.Clone(all[:k]), int32(k)
+		st.Message = fmt.Sprintf("steps changed: at step %d of %d", st.Step, st.Steps)
+		evs = append(evs, rolloutEvent{corev1.EventTypeNormal, "RolloutStepsChanged", st.Message})
 	}
 	if ro.Paused {
 		if st.Phase != v1alpha1.RolloutPaused {
@@ -386,12 +422,13 @@ func (r *rolloutReconciler) evaluate(ctx context.Context, bp *v1alpha1.GatewayCl
 
 	// Progressing: is every Gateway the taken steps reach on latest and healthy?
 	var waiting, failed []string
+	pick := newPicker(st)
 	for i := range gws {
 		gw := &gws[i]
-		if !gw.DeletionTimestamp.IsZero() || !reached(ro, st, gw, nsLabels[gw.Namespace]) {
+		if !pick.reached(gw, nsLabels[gw.Namespace]) {
 			continue
 		}
-		switch verdict, why := gate(gw, latest, st.StepStartTime); verdict {
+		switch verdict, why := gate(gw, bp.Name, latest, st.HealthBaseline); verdict {
 		case gateFailed:
 			failed = append(failed, fmt.Sprintf("Gateway %s/%s: %s", gw.Namespace, gw.Name, why))
 		case gateWaiting:
@@ -405,9 +442,6 @@ func (r *rolloutReconciler) evaluate(ctx context.Context, bp *v1alpha1.GatewayCl
 		deadline = time.Duration(*ro.ProgressDeadlineSeconds) * time.Second
 	}
 	since := st.WaitingSince
-	if since == nil {
-		since = st.StepStartTime
-	}
 	if since == nil {
 		since = &now
 	}
@@ -432,12 +466,14 @@ func (r *rolloutReconciler) evaluate(ctx context.Context, bp *v1alpha1.GatewayCl
 		return st, 0, evs
 	}
 	// Take the next step.
+	st.Taken = append(st.Taken, all[st.Step])
 	st.Step++
 	st.StepStartTime, st.WaitingSince = &now, &now
-	st.Cutoff = cutoff(all[:st.Step], st.Cutoff, gws, nsLabels)
+	st.Cutoff = cutoff(st.Taken, st.Cutoff, gws)
+	pick = newPicker(st)
 	n := 0
 	for i := range gws {
-		if reached(ro, st, &gws[i], nsLabels[gws[i].Namespace]) {
+		if pick.reached(&gws[i], nsLabels[gws[i].Namespace]) {
 			n++
 		}
 	}
@@ -446,10 +482,93 @@ func (r *rolloutReconciler) evaluate(ctx context.Context, bp *v1alpha1.GatewayCl
 	return st, deadline, evs
 }
 
-// cutoff is the order key up to which the percentage steps taken reach Gateways no selector of
-// them picks: the largest percentage among them, of all Gateways, counting those selectors
-// pick. It never goes below prev, so a Gateway once reached stays reached when others come.
-func cutoff(taken []v1alpha1.RolloutStep, prev string, gws []gwv1.Gateway, nsLabels map[string]map[string]string) string {
+// allNamespaces is the cutoff that reaches every namespace.
+const allNamespaces = "ffffffffffffffff"
+
+// countRevisions counts where the Gateways are into st.
+func countRevisions(st *v1alpha1.RolloutStatus, gws []gwv1.Gateway, bp, latest string) {
+	counts := map[string]int32{}
+	st.Gateways, st.Updated, st.Healthy = int32(len(gws)), 0, 0
+	for i := range gws {
+		rev := revisionOf(&gws[i], bp)
+		if rev == "" {
+			continue
+		}
+		counts[rev]++
+		if rev == latest {
+			st.Updated++
+			if healthy(&gws[i]) {
+				st.Healthy++
+			}
+		}
+	}
+	st.Revisions = nil
+	for rev, n := range counts {
+		st.Revisions = append(st.Revisions, v1alpha1.RevisionCount{Revision: rev, Gateways: n})
+	}
+	slices.SortFunc(st.Revisions, func(a, b v1alpha1.RevisionCount) int {
+		switch {
+		case a.Revision == b.Revision:
+			return 0
+		case a.Revision == latest:
+			return -1
+		case b.Revision == latest:
+			return 1
+		}
+		return strings.Compare(a.Revision, b.Revision)
+	})
+	st.Revisions = st.Revisions[:min(len(st.Revisions), 16)]
+}
+
+// fleetRevision is the revision most of the Gateways are on, latest aside: where a rollout
+// that begins with no earlier one to go by starts from. "" when every Gateway is on latest or
+// names none.
+func fleetRevision(gws []gwv1.Gateway, bp, latest string) string {
+	counts := map[string]int{}
+	for i := range gws {
+		if rev := revisionOf(&gws[i], bp); rev != "" && rev != latest {
+			counts[rev]++
+		}
+	}
+	best := ""
+	for rev, n := range counts {
+		if n > counts[best] || n == counts[best] && rev < best {
+			best = rev
+		}
+	}
+	return best
+}
+
+// covered is how many of the steps, from the first, the taken ones already cover: a selector
+// step taken as it is, a percentage no larger than one taken. It is len(taken) when the steps
+// were not changed since.
+func covered(taken, all []v1alpha1.RolloutStep) int {
+	if len(taken) <= len(all) && equality.Semantic.DeepEqual(taken, all[:len(taken)]) {
+		return len(taken)
+	}
+	pct := int32(0)
+	for _, s := range taken {
+		if s.Percent != nil {
+			pct = max(pct, *s.Percent)
+		}
+	}
+	k := 0
+	for ; k < len(all)-1; k++ { // the last step (100%) is never taken by covering
+		s := all[k]
+		switch {
+		case s.Percent != nil && *s.Percent <= pct:
+		case s.Percent == nil && slices.ContainsFunc(taken, func(t v1alpha1.RolloutStep) bool { return equality.Semantic.DeepEqual(t, s) }):
+		default:
+			return k
+		}
+	}
+	return k
+}
+
+// cutoff is the namespace key up to which the percentage steps taken reach: the largest
+// percentage among them, of the namespaces holding the blueprint's Gateways, rounded up. It
+// never goes below prev, so a namespace once reached stays reached when others come.
+func cutoff(taken []v1alpha1.RolloutStep, prev string, gws []gwv1.Gateway) string {
 	pct := int32(0)
 	for _, s := range taken {
 		if s.Percent != nil {
@@ -457,23 +576,18 @@ func cutoff(taken []v1alpha1.RolloutStep, prev string, gws []gwv1.Gateway, nsLab
 		}
 	}
 	if pct >= 100 {
-		return "ffffffffffffffff"
+		return allNamespaces
 	}
-	want := (int(pct)*len(gws) + 99) / 100
-	var rest []string
+	keys := map[string]bool{}
 	for i := range gws {
-		gw := &gws[i]
-		if slices.ContainsFunc(taken, func(s v1alpha1.RolloutStep) bool { return selects(s, gw, nsLabels[gw.Namespace]) }) {
-			want--
-			continue
-		}
-		rest = append(rest, orderKey(gw.Namespace, gw.Name))
+		keys[namespaceKey(gws[i].Namespace)] = true
 	}
-	if want <= 0 || len(rest) == 0 {
+	want := (int(pct)*len(keys) + 99) / 100
+	if want == 0 {
 		return prev
 	}
-	slices.Sort(rest)
-	return max(prev, rest[min(want, len(rest))-1])
+	sorted := slices.Sorted(maps.Keys(keys))
+	return max(prev, sorted[want-1])
 }
 
 type gateVerdict int
@@ -485,10 +599,11 @@ const (
 )
 
 // gate says whether a Gateway a taken step reached lets the rollout go on: it renders from
-// latest, Programmed and Healthy. A condition False since before the step began does not hold
-// the rollout: the Gateway was broken before the revision reached it.
-func gate(gw *gwv1.Gateway, latest string, stepStart *metav1.Time) (gateVerdict, string) {
-	before := func(c *metav1.Condition) bool { return stepStart != nil && c.LastTransitionTime.Before(stepStart) }
+// latest, Programmed and Healthy. A condition False since before baseline (the rollout began,
+// or was resumed) does not hold the rollout: the Gateway was broken before the revision could
+// have broken it, or the platform accepted it so.
+func gate(gw *gwv1.Gateway, bp, latest string, baseline *metav1.Time) (gateVerdict, string) {
+	before := func(c *metav1.Condition) bool { return baseline != nil && c.LastTransitionTime.Before(baseline) }
 	programmed := meta.FindStatusCondition(gw.Status.Conditions, string(gwv1.GatewayConditionProgrammed))
 	switch {
 	case programmed != nil && programmed.Status != metav1.ConditionTrue && before(programmed):
@@ -497,7 +612,7 @@ func gate(gw *gwv1.Gateway, latest string, stepStart *metav1.Time) (gateVerdict,
 		return gateFailed, "Programmed False: " + programmed.Message
 	case programmed == nil || programmed.Status != metav1.ConditionTrue || programmed.ObservedGeneration != gw.Generation:
 		return gateWaiting, "not programmed yet"
-	case revisionOf(gw) != latest:
+	case revisionOf(gw, bp) != latest:
 		return gateWaiting, "not rendered from it yet"
 	}
 	h := meta.FindStatusCondition(gw.Status.Conditions, ConditionHealthy)
@@ -519,22 +634,6 @@ func healthy(gw *gwv1.Gateway) bool {
 	p := meta.FindStatusCondition(gw.Status.Conditions, string(gwv1.GatewayConditionProgrammed))
 	h := meta.FindStatusCondition(gw.Status.Conditions, ConditionHealthy)
 	return p != nil && p.Status == metav1.ConditionTrue && h != nil && h.Status == metav1.ConditionTrue
-}
-
-// previousRevision is the revision that was current before latest: the one of highest number
-// but latest's. "" when there is none.
-func (r *rolloutReconciler) previousRevision(ctx context.Context, bp, latest string) string {
-	l := &v1alpha1.GatewayClassBlueprintRevisionList{}
-	if err := r.List(ctx, l, client.MatchingLabels{v1alpha1.LabelBlueprint: desired.LabelValue(bp)}); err != nil {
-		return ""
-	}
-	best, number := "", int64(0)
-	for _, rev := range l.Items {
-		if rev.Spec.Blueprint == bp && rev.Name != latest && rev.Spec.Revision > number {
-			best, number = rev.Name, rev.Spec.Revision
-		}
-	}
-	return best
 }
 
 // rolloutChanged passes a blueprint update whose rollout status moved in a way that changes
@@ -561,17 +660,14 @@ func (m *mapper) rolloutGateways(ctx context.Context, o client.Object) []reconci
 		return nil
 	}
 	latest := v1alpha1.RevisionName(bp.Name, &bp.Spec)
+	nsLabels, err := namespaceLabels(ctx, m.c, bp.Spec.Rollout)
+	if err != nil {
+		return nil
+	}
 	var out []reconcile.Request
 	for i := range gws {
 		gw := &gws[i]
-		var nsLabels map[string]string
-		if bp.Spec.Rollout != nil && needsNamespaces(bp.Spec.Rollout) {
-			ns := &corev1.Namespace{}
-			if err := m.c.Get(ctx, client.ObjectKey{Name: gw.Namespace}, ns); err == nil {
-				nsLabels = ns.Labels
-			}
-		}
-		if rolloutRevision(bp, latest, gw, nsLabels) != revisionOf(gw) {
+		if rolloutRevision(bp, latest, gw, nsLabels[gw.Namespace]) != revisionOf(gw, bp.Name) {
 			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(gw)})
 		}
 	}

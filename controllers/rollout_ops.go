@@ -43,9 +43,11 @@ func wrapBlueprint(name string, err error) error {
 	return fmt.Errorf("GatewayClassBlueprint %s: %w", name, err)
 }
 
-// ResumeRollout unpauses the rollout and, when it stopped, makes it wait for its step's
-// Gateways again, with a new deadline. The Gateways that stopped it still hold it until they are
-// healthy: resuming does not take a step that failed.
+// ResumeRollout unpauses the rollout and, when it stopped, goes on from its step with a new
+// deadline, accepting the Gateways that fail now: they no longer hold it, as if they had been
+// broken before it began (a tenant's Gateway broken on purpose cannot keep a rollout stopped).
+// Whoever resumes has looked at why it stopped; a Gateway that breaks from then on stops it
+// again.
 func ResumeRollout(ctx context.Context, c client.Client, blueprint string) error {
 	if err := PauseRollout(ctx, c, blueprint, false); err != nil {
 		return err
@@ -61,7 +63,8 @@ func ResumeRollout(ctx context.Context, c client.Client, blueprint string) error
 		}
 		patch := client.MergeFromWithOptions(bp.DeepCopy(), client.MergeFromWithOptimisticLock{})
 		now := metav1.NewTime(time.Now().Truncate(time.Second))
-		st.Phase, st.WaitingSince, st.Message = v1alpha1.RolloutProgressing, &now, fmt.Sprintf("resumed at step %d of %d", st.Step, st.Steps)
+		st.Phase, st.WaitingSince, st.HealthBaseline = v1alpha1.RolloutProgressing, &now, &now
+		st.Message = fmt.Sprintf("resumed at step %d of %d, accepting the Gateways failing then", st.Step, st.Steps)
 		return wrapBlueprint(blueprint, c.Status().Patch(ctx, bp, patch))
 	})
 }

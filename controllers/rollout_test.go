@@ -53,9 +53,14 @@ func TestStagedRollout(t *testing.T) {
 		ProgressDeadlineSeconds: ptr(int32(4)),
 	}
 	class := setup(t, ns, bp)
+	// Each Gateway in a namespace of its own: percentage steps count namespaces.
 	names := []string{"canary", "g1", "g2", "g3", "g4", "g5"}
+	nsOf := map[string]string{"canary": ns}
+	for _, n := range names[1:] {
+		nsOf[n] = namespace(t, nil)
+	}
 	for _, n := range names {
-		gw := gateway(ns, n, class)
+		gw := gateway(nsOf[n], n, class)
 		if n == "canary" {
 			gw.Labels = map[string]string{"canary": "true"}
 		}
@@ -67,13 +72,13 @@ func TestStagedRollout(t *testing.T) {
 	values := func() (map[string]string, map[string]string, error) {
 		vs, revs := map[string]string{}, map[string]string{}
 		for _, n := range names {
-			v, err := renderedValues(ctx, ns, n)
+			v, err := renderedValues(ctx, nsOf[n], n)
 			if err != nil {
 				return nil, nil, err
 			}
 			vs[n] = fmt.Sprint(v["v"])
 			gw := &gwv1.Gateway{}
-			if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: n}, gw); err != nil {
+			if err := k8s.Get(ctx, client.ObjectKey{Namespace: nsOf[n], Name: n}, gw); err != nil {
 				return nil, nil, err
 			}
 			c := meta.FindStatusCondition(gw.Status.Conditions, controllers.ConditionBlueprintRevision)
@@ -156,7 +161,7 @@ func TestStagedRollout(t *testing.T) {
 		for _, n := range gws {
 			eventually(t, "Deployment of "+n+" ready", func() error {
 				dep := &appsv1.Deployment{}
-				if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: n + "-proxy"}, dep); err != nil {
+				if err := k8s.Get(ctx, client.ObjectKey{Namespace: nsOf[n], Name: n + "-proxy"}, dep); err != nil {
 					return err
 				}
 				dep.Status = appsv1.DeploymentStatus{ObservedGeneration: dep.Generation, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1,
@@ -184,7 +189,7 @@ func TestStagedRollout(t *testing.T) {
 	fleet("2", rev2, "1", controllers.ReasonPrevious+" "+"rendered from GatewayClassBlueprintRevision "+rev1, exactly("canary"))
 	classSays(metav1.ConditionFalse, v1alpha1.RolloutStopped, "1 of 6 Gateways updated", "1 on "+rev2, "5 on "+rev1)
 	for _, n := range names[1:] {
-		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: n + "-proxy"}, &appsv1.Deployment{}); !apierrors.IsNotFound(err) {
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: nsOf[n], Name: n + "-proxy"}, &appsv1.Deployment{}); !apierrors.IsNotFound(err) {
 			t.Errorf("Gateway %s, which the rollout did not reach, has the bad revision's Deployment: %v", n, err)
 		}
 	}
@@ -207,7 +212,7 @@ func TestStagedRollout(t *testing.T) {
 	}
 	fleet("1", rev1, "-", "-", exactly(names...))
 	rollout(v1alpha1.RolloutComplete, 3, "")
-	waitGone(t, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "canary-proxy"}})
+	waitGone(t, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: nsOf["canary"], Name: "canary-proxy"}})
 	classSays(metav1.ConditionTrue, v1alpha1.RolloutComplete, "6 of 6 Gateways updated")
 
 	// A good revision, paused before it starts: nothing moves.
@@ -229,11 +234,11 @@ func TestStagedRollout(t *testing.T) {
 	rollout(v1alpha1.RolloutProgressing, 1, "waiting for 1 Gateways")
 	fleet("3", rev3, "1", rev1, exactly("canary"))
 	ready("canary")
-	// Half the fleet: the canary and two more, in the order the hash fixes.
+	// Half the namespaces, in the order the hash fixes: 3 of 6, the canary's or not.
 	rollout(v1alpha1.RolloutProgressing, 2, "waiting for")
 	half := fleet("3", rev3, "1", rev1, func(got []string) error {
-		if len(got) != 3 || !slices.Contains(got, "canary") {
-			return fmt.Errorf("on the new revision: %v, want the canary and two more", got)
+		if len(got) < 3 || len(got) > 4 || !slices.Contains(got, "canary") {
+			return fmt.Errorf("on the new revision: %v, want the canary and the Gateways of 3 of the 6 namespaces", got)
 		}
 		return nil
 	})
@@ -241,10 +246,10 @@ func TestStagedRollout(t *testing.T) {
 	// A restart mid-rollout goes on where it was: the same step, the same Gateways.
 	restartController(t)
 	time.Sleep(2 * time.Second)
-	rollout(v1alpha1.RolloutProgressing, 2, "waiting for 2 Gateways")
+	rollout(v1alpha1.RolloutProgressing, 2, fmt.Sprintf("waiting for %d Gateways", len(half)-1))
 	fleet("3", rev3, "1", rev1, exactly(half...))
 	ready(half...)
-	rollout(v1alpha1.RolloutProgressing, 3, "waiting for 3 Gateways")
+	rollout(v1alpha1.RolloutProgressing, 3, fmt.Sprintf("waiting for %d Gateways", len(names)-len(half)))
 	fleet("3", rev3, "-", "-", exactly(names...))
 	ready(names...)
 	rollout(v1alpha1.RolloutComplete, 3, "every Gateway reached renders from revision "+rev3)

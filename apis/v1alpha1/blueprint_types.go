@@ -139,14 +139,16 @@ type Rollout struct {
 	ProgressDeadlineSeconds *int32 `json:"progressDeadlineSeconds,omitempty"`
 }
 
-// RolloutStep adds Gateways to a rollout: those a selector picks (a canary set), or the first
-// of all the blueprint's Gateways up to a percentage, in an order fixed by a hash of each
-// Gateway's namespace and name.
+// RolloutStep adds Gateways to a rollout: those a selector picks (a canary set), or the
+// Gateways of the first namespaces, up to a percentage of the namespaces that hold the
+// blueprint's Gateways, in an order fixed by a hash of each namespace's name. Percentages count
+// namespaces, not Gateways: a tenant can make Gateways but, as a rule, not namespaces, so no
+// tenant can widen or fill a step by adding Gateways.
 //
 // +kubebuilder:validation:XValidation:rule="has(self.percent) != (has(self.gatewaySelector) || has(self.namespaceSelector))",message="a step has either a percent or selectors"
 type RolloutStep struct {
-	// Percent of all the blueprint's Gateways that have the revision once this step is taken,
-	// those of earlier steps included.
+	// Percent of the namespaces holding the blueprint's Gateways whose Gateways have the
+	// revision once this step is taken, those of earlier steps included (rounded up).
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100
@@ -278,22 +280,32 @@ type RolloutStatus struct {
 	// latest.
 	// +optional
 	From string `json:"from,omitempty"`
-	// Step is how many steps are taken: Gateways of the first Step steps render from Revision.
-	// 0 before the first is taken.
-	Step int32 `json:"step"`
-	// Steps is how many steps the rollout has in all.
+	// Step is how many steps are taken (0 before the first), and Steps how many the rollout
+	// has in all.
+	Step  int32 `json:"step"`
 	Steps int32 `json:"steps"`
-	// Cutoff: a Gateway no selector of a taken step picks is reached when the hash that orders
-	// Gateways is at most this (hex); "" reaches none.
+	// Taken are the steps taken so far, as they were when taken: a Gateway a selector of one of
+	// them picks renders from Revision. Editing spec.rollout.steps changes what comes next, never
+	// what was taken.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=17
+	Taken []RolloutStep `json:"taken,omitempty"`
+	// Cutoff: the Gateways of a namespace whose hash (the order of percentage steps) is at most
+	// this (hex) render from Revision; "" reaches none.
 	// +optional
 	Cutoff string `json:"cutoff,omitempty"`
 	// Phase: Progressing, Paused, Stopped or Complete.
 	// +kubebuilder:validation:Enum=Progressing;Paused;Stopped;Complete
 	Phase string `json:"phase"`
-	// StepStartTime is when the current step was taken. A Gateway whose Programmed or Healthy
-	// condition was False already before then does not hold the step.
+	// StepStartTime is when the current step was taken.
 	// +optional
 	StepStartTime *metav1.Time `json:"stepStartTime,omitempty"`
+	// HealthBaseline: a Gateway whose Programmed or Healthy condition has been False since
+	// before this time does not hold the rollout. It is when the rollout began, or when it was
+	// last resumed after it stopped (resuming accepts the Gateways failing then).
+	// +optional
+	HealthBaseline *metav1.Time `json:"healthBaseline,omitempty"`
 	// WaitingSince is when the wait for the current step's Gateways began: when it was taken,
 	// or the rollout last resumed. The progress deadline counts from it.
 	// +optional
