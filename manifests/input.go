@@ -62,13 +62,8 @@ func (s *Set) Input(gw *gwv1.Gateway, controllerNamespace string) *desired.Input
 // earlier renders produced (.Resources, and what a reconcile may prune).
 func (s *Set) Owned(gw *gwv1.Gateway) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
-	gwLabel := desired.LabelValue(gw.Name)
 	owner := gw.Namespace + "/" + gw.Name
-	for _, u := range s.Live {
-		l := u.GetLabels()
-		if l[v1alpha1.LabelTemplate] == "" || l[v1alpha1.LabelGatewayName] != gwLabel {
-			continue
-		}
+	for _, u := range s.byGatewayLabel()[desired.LabelValue(gw.Name)] {
 		// The owner annotation names the Gateway exactly; without it, only an object in the
 		// Gateway's namespace can be its own (a label alone is shared by same-named Gateways).
 		if o, ok := u.GetAnnotations()[v1alpha1.AnnotationOwner]; ok {
@@ -85,6 +80,46 @@ func (s *Set) Owned(gw *gwv1.Gateway) []*unstructured.Unstructured {
 	}
 	return out
 }
+
+// byGatewayLabel returns the live objects that carry Gantry's template label, by their Gateway
+// label: what Owned filters further. It is built once per Set, and again if Live was replaced
+// or appended to since: Owned is called for every Gateway (several times by diff), and a scan
+// of every live object each time made a fleet's diff quadratic in the number of Gateways.
+func (s *Set) byGatewayLabel() map[string][]*unstructured.Unstructured {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.owned != nil && s.ownedOf.same(s.Live) {
+		return s.owned
+	}
+	idx := map[string][]*unstructured.Unstructured{}
+	for _, u := range s.Live {
+		l := u.GetLabels()
+		if l[v1alpha1.LabelTemplate] == "" {
+			continue
+		}
+		g := l[v1alpha1.LabelGatewayName]
+		idx[g] = append(idx[g], u)
+	}
+	s.owned, s.ownedOf = idx, sliceID(s.Live)
+	return idx
+}
+
+// liveID tells whether Live is still the slice an index was built from: the same backing
+// array and length. An element replaced in place goes unseen; nothing does that once a set is
+// built (With builds a new set).
+type liveID struct {
+	array **unstructured.Unstructured
+	n     int
+}
+
+func sliceID(l []*unstructured.Unstructured) liveID {
+	if len(l) == 0 {
+		return liveID{}
+	}
+	return liveID{&l[0], len(l)}
+}
+
+func (id liveID) same(l []*unstructured.Unstructured) bool { return id == sliceID(l) }
 
 // compile compiles each blueprint once per set. A blueprint that does not compile gives nil, and
 // desired.Gateway reports why.
