@@ -64,8 +64,8 @@ type Set struct {
 	// byTarget indexes the policies by namespace and target, built once (see CandidateInput);
 	// the policy slices must not change after the first CandidateInput.
 	byTarget *policyIndex
-	// owned indexes Live by Gateway label for Owned, built from the Live that ownedOf names.
-	owned   map[string][]*unstructured.Unstructured
+	// owned indexes Live for Owned (ownedIndex), built from the Live that ownedOf names.
+	owned   map[ownedKey][]int
 	ownedOf liveID
 	// kinds caches customKinds, read once per Set.
 	kinds     map[schema.GroupKind]bool

@@ -11,8 +11,9 @@ import (
 	"gantry.dev/gantry/apis/v1alpha1"
 )
 
-// TestOwned: Owned finds a Gateway's objects through an index of Live by Gateway label, in
-// Live's order, and sees objects added to Live after a first call.
+// TestOwned: Owned finds a Gateway's objects through an index of Live, in Live's order, tells
+// same-named Gateways of two namespaces apart, and sees objects added to Live after a first
+// call.
 func TestOwned(t *testing.T) {
 	obj := func(ns, name, gw, owner string) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{}
@@ -45,9 +46,15 @@ func TestOwned(t *testing.T) {
 		obj("a", "web-1", "web", ""),      // no owner annotation, same namespace
 		obj("c", "web-c", "web", "a/web"), // elsewhere, but named as web's by its owner
 		unlabelled,
+		obj("a", "web-x", "web", ""),
 	}
+	s.Live[len(s.Live)-1].SetAnnotations(map[string]string{v1alpha1.AnnotationOwner: ""}) // names no Gateway
 	if got, want := names(s.Owned(web)), []string{"a/web-2", "a/web-1", "c/web-c"}; !slices.Equal(got, want) {
 		t.Errorf("Owned = %v, want %v", got, want)
+	}
+	webB := &gwv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: "b", Name: "web"}}
+	if got, want := names(s.Owned(webB)), []string{"b/web", "b/web-b"}; !slices.Equal(got, want) {
+		t.Errorf("Owned(b/web) = %v, want %v", got, want)
 	}
 	s.Live = append(s.Live, obj("a", "web-3", "web", "a/web"))
 	if got, want := names(s.Owned(web)), []string{"a/web-2", "a/web-1", "c/web-c", "a/web-3"}; !slices.Equal(got, want) {
