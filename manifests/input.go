@@ -61,23 +61,21 @@ func (s *Set) Input(gw *gwv1.Gateway, controllerNamespace string) *desired.Input
 // Owned returns the live objects that carry a Gateway's labels and are its own: what its
 // earlier renders produced (.Resources, and what a reconcile may prune).
 func (s *Set) Owned(gw *gwv1.Gateway) []*unstructured.Unstructured {
+	idx := s.ownedIndex()
+	label := desired.LabelValue(gw.Name)
+	// The owner annotation names the Gateway exactly; without it, only an object in the
+	// Gateway's namespace can be its own (a label alone is shared by same-named Gateways).
+	named := idx[ownedKey{label: label, annotated: true, who: gw.Namespace + "/" + gw.Name}]
+	unnamed := idx[ownedKey{label: label, who: gw.Namespace}]
 	var out []*unstructured.Unstructured
-	gwLabel := desired.LabelValue(gw.Name)
-	owner := gw.Namespace + "/" + gw.Name
-	for _, u := range s.Live {
-		l := u.GetLabels()
-		if l[v1alpha1.LabelTemplate] == "" || l[v1alpha1.LabelGatewayName] != gwLabel {
-			continue
+	for len(named)+len(unnamed) > 0 { // both in Live's order: merge them
+		var i int
+		if len(unnamed) == 0 || len(named) > 0 && named[0] < unnamed[0] {
+			i, named = named[0], named[1:]
+		} else {
+			i, unnamed = unnamed[0], unnamed[1:]
 		}
-		// The owner annotation names the Gateway exactly; without it, only an object in the
-		// Gateway's namespace can be its own (a label alone is shared by same-named Gateways).
-		if o, ok := u.GetAnnotations()[v1alpha1.AnnotationOwner]; ok {
-			if o != owner {
-				continue
-			}
-		} else if u.GetNamespace() != gw.Namespace {
-			continue
-		}
+		u := s.Live[i]
 		if s.Proof != nil && !s.Proof(gw, u) {
 			continue
 		}
@@ -85,6 +83,59 @@ func (s *Set) Owned(gw *gwv1.Gateway) []*unstructured.Unstructured {
 	}
 	return out
 }
+
+// ownedKey is where ownedIndex files a live object: its Gateway label, and the Gateway its
+// owner annotation names or, without one, its namespace.
+type ownedKey struct {
+	label     string
+	annotated bool
+	who       string
+}
+
+// ownedIndex returns the positions in Live of the objects that carry Gantry's template label,
+// by ownedKey, in Live's order: what Owned looks up. It is built once per Set, and again if
+// Live was replaced or appended to since. Owned is called for every Gateway (three times by
+// diff), and a scan of every live object each time made a fleet's diff quadratic in the
+// number of Gateways; a key by label alone would still be, with the same Gateway name in
+// many namespaces.
+func (s *Set) ownedIndex() map[ownedKey][]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.owned != nil && s.ownedOf.same(s.Live) {
+		return s.owned
+	}
+	idx := map[ownedKey][]int{}
+	for i, u := range s.Live {
+		l := u.GetLabels()
+		if l[v1alpha1.LabelTemplate] == "" {
+			continue
+		}
+		k := ownedKey{label: l[v1alpha1.LabelGatewayName], who: u.GetNamespace()}
+		if o, ok := u.GetAnnotations()[v1alpha1.AnnotationOwner]; ok {
+			k.annotated, k.who = true, o
+		}
+		idx[k] = append(idx[k], i)
+	}
+	s.owned, s.ownedOf = idx, sliceID(s.Live)
+	return idx
+}
+
+// liveID tells whether Live is still the slice an index was built from: the same backing
+// array and length. An element replaced in place goes unseen; nothing does that once a set is
+// built (With builds a new set).
+type liveID struct {
+	array **unstructured.Unstructured
+	n     int
+}
+
+func sliceID(l []*unstructured.Unstructured) liveID {
+	if len(l) == 0 {
+		return liveID{}
+	}
+	return liveID{&l[0], len(l)}
+}
+
+func (id liveID) same(l []*unstructured.Unstructured) bool { return id == sliceID(l) }
 
 // compile compiles each blueprint once per set. A blueprint that does not compile gives nil, and
 // desired.Gateway reports why.

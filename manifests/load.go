@@ -64,6 +64,9 @@ type Set struct {
 	// byTarget indexes the policies by namespace and target, built once (see CandidateInput);
 	// the policy slices must not change after the first CandidateInput.
 	byTarget *policyIndex
+	// owned indexes Live for Owned (ownedIndex), built from the Live that ownedOf names.
+	owned   map[ownedKey][]int
+	ownedOf liveID
 	// kinds caches customKinds, read once per Set.
 	kinds     map[schema.GroupKind]bool
 	kindsOnce sync.Once

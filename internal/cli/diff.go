@@ -10,14 +10,17 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/pmezard/go-difflib/difflib"
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 	"helm.sh/helm/v3/pkg/cli/values"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
@@ -52,7 +55,14 @@ type diffOptions struct {
 	// values is a what-if layer above every policy (--set, -f), for the render after only.
 	values  values.Options
 	cmdline map[string]any
+	// concurrency is how many Gateways are diffed at once: their dry-runs are round trips to
+	// the API server, which a fleet's diff would otherwise wait for one after another.
+	concurrency int
 }
+
+// defaultDiffConcurrency keeps a few requests in flight per API server core without
+// crowding a small API server (docs/performance.md, issue 23).
+const defaultDiffConcurrency = 8
 
 func newDiffCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	o := &diffOptions{}
@@ -89,12 +99,14 @@ something would (an object created, updated or pruned, a status, a policy's or r
 	}
 	f := cmd.Flags()
 	o.cluster.addFlags(f)
+	o.cluster.noClientRateLimit = true // --concurrency bounds the requests in flight
 	f.StringArrayVar(&o.gateways, "gateway", nil, "look only at this Gateway, as namespace/name (repeatable)")
 	f.StringVarP(&o.output, "output", "o", "text", "output format: text or json")
 	f.StringVar(&o.controllerNamespace, "controller-namespace", desired.DefaultControllerNamespace, "namespace whose GatewayClassConfigs are global")
 	addValueFlags(f, &o.values, "every policy, as if a policy above all others set them")
 	addLimitFlags(f, &o.limits)
 	f.StringVar(&o.color, "color", "auto", "colour the text output: auto (on a terminal, unless NO_COLOR is set), always or never")
+	f.IntVar(&o.concurrency, "concurrency", defaultDiffConcurrency, "how many Gateways to diff at once (their dry-runs are requests to the API server); the output is the same for any value")
 	mustComplete(cmd, "gateway", o.cluster.completeNames(gatewayList))
 	return cmd
 }
@@ -148,6 +160,9 @@ func (o *diffOptions) run(ctx context.Context, args []string, stdin io.Reader, s
 	if o.output != "text" && o.output != "json" {
 		return usagef("--output must be text or json, not %q", o.output)
 	}
+	if o.concurrency < 1 {
+		return usagef("--concurrency must be at least 1, not %d", o.concurrency)
+	}
 	color, err := useColor(o.color, stdout)
 	if err != nil {
 		return err
@@ -174,15 +189,9 @@ func (o *diffOptions) run(ctx context.Context, args []string, stdin io.Reader, s
 	if err != nil {
 		return err
 	}
-	var diffs []*gatewayDiff
-	for _, gw := range gateways {
-		d, err := o.diffGateway(ctx, live, set, gw)
-		if err != nil {
-			return fmt.Errorf("Gateway %s/%s: %w", gw.Namespace, gw.Name, err)
-		}
-		if !d.empty() {
-			diffs = append(diffs, d)
-		}
+	diffs, err := o.diffGateways(ctx, live, set, gateways)
+	if err != nil {
+		return err
 	}
 	sum := summarize(len(gateways), diffs)
 	if o.output == "json" {
@@ -211,10 +220,62 @@ func (o *diffOptions) run(ctx context.Context, args []string, stdin io.Reader, s
 	return nil
 }
 
+// diffGateways diffs the Gateways, o.concurrency at a time, and returns those that would
+// change in the Gateways' order: the same output whatever the concurrency. On errors it
+// returns the error of the first Gateway in that order that failed, as a serial run would;
+// no Gateway after it is started once it has failed.
+func (o *diffOptions) diffGateways(ctx context.Context, live *liveCluster, set *manifests.Set, gateways []*gwv1.Gateway) ([]*gatewayDiff, error) {
+	liveGateways := make(map[types.NamespacedName]*gwv1.Gateway, len(live.set.Gateways))
+	for _, g := range live.set.Gateways {
+		liveGateways[types.NamespacedName{Namespace: g.Namespace, Name: g.Name}] = g
+	}
+	results := make([]*gatewayDiff, len(gateways))
+	errs := make([]error, len(gateways))
+	var firstFailed atomic.Int64 // the lowest index that failed so far
+	firstFailed.Store(int64(len(gateways)))
+	var g errgroup.Group
+	g.SetLimit(o.concurrency)
+	for i, gw := range gateways {
+		if int64(i) > firstFailed.Load() {
+			break
+		}
+		g.Go(func() error {
+			if int64(i) > firstFailed.Load() {
+				return nil
+			}
+			d, err := o.diffGateway(ctx, live, liveGateways, set, gw)
+			if err != nil {
+				errs[i] = fmt.Errorf("Gateway %s/%s: %w", gw.Namespace, gw.Name, err)
+				for {
+					f := firstFailed.Load()
+					if int64(i) >= f || firstFailed.CompareAndSwap(f, int64(i)) {
+						break
+					}
+				}
+				return nil
+			}
+			results[i] = d
+			return nil
+		})
+	}
+	g.Wait()
+	if err := cmp.Or(errs...); err != nil {
+		return nil, err
+	}
+	var diffs []*gatewayDiff
+	for _, d := range results {
+		if !d.empty() {
+			diffs = append(diffs, d)
+		}
+	}
+	return diffs, nil
+}
+
 // diffGateway computes what a reconcile of gw would change: the render and status with the
 // merged inputs, compared with the cluster; policy outcomes compared with the render of the
-// cluster's inputs alone.
-func (o *diffOptions) diffGateway(ctx context.Context, live *liveCluster, set *manifests.Set, gw *gwv1.Gateway) (*gatewayDiff, error) {
+// cluster's inputs alone. liveGateways are the cluster's Gateways by namespace and name. It
+// is called for several Gateways at once: it must only read what they share.
+func (o *diffOptions) diffGateway(ctx context.Context, live *liveCluster, liveGateways map[types.NamespacedName]*gwv1.Gateway, set *manifests.Set, gw *gwv1.Gateway) (*gatewayDiff, error) {
 	d := &gatewayDiff{Gateway: gw.Namespace + "/" + gw.Name}
 	in := o.input(live, set, gw)
 	in.CommandLine = o.cmdline // the what-if layer: after, not before
@@ -223,9 +284,9 @@ func (o *diffOptions) diffGateway(ctx context.Context, live *liveCluster, set *m
 	// Policies: the outcomes with the cluster's inputs, against those with the local files.
 	var before *desired.Result
 	var liveStatus gwv1.GatewayStatus // a Gateway only in the local files has none yet
-	if i := slices.IndexFunc(live.set.Gateways, func(g *gwv1.Gateway) bool { return g.Namespace == gw.Namespace && g.Name == gw.Name }); i >= 0 {
-		before, _ = desired.Gateway(o.input(live, live.set, live.set.Gateways[i]))
-		liveStatus = live.set.Gateways[i].Status
+	if lg, ok := liveGateways[types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}]; ok {
+		before, _ = desired.Gateway(o.input(live, live.set, lg))
+		liveStatus = lg.Status
 	}
 	d.Policies = policyChanges(before, res)
 	d.Contributions = contributionChanges(before, res, renderErr)

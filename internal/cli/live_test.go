@@ -408,6 +408,52 @@ spec:
 		}
 	})
 
+	t.Run("diff --concurrency does not change the output", func(t *testing.T) {
+		// Issue 23: Gateways are diffed several at once. A new default memory request updates
+		// both live Gateways' Deployments (dry-runs); six Gateways only in the local files make
+		// more Gateways than workers, in both namespaces, so that order can go wrong.
+		edit := editedBlueprint(t, func(spec map[string]any) {
+			spec["values"].(map[string]any)["default"].(map[string]any)["resources"] = map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "192Mi"}}
+		})
+		var gateways strings.Builder
+		for _, ns := range []string{"team-b", "team-a"} {
+			for _, name := range []string{"z", "m", "b"} {
+				fmt.Fprintf(&gateways, "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: %s, namespace: %s}\nspec:\n  gatewayClassName: internet\n  listeners: [{name: http, port: 80, protocol: HTTP}]\n", name, ns)
+			}
+		}
+		local := writeFile(t, "gateways.yaml", gateways.String())
+		for _, output := range []string{"text", "json"} {
+			code, serial, errOut := gantry("diff", "-A", "-o", output, "--concurrency", "1", edit, local)
+			if code != 1 {
+				t.Fatalf("-o %s --concurrency 1: exit %d, want 1:\n%s%s", output, code, serial, errOut)
+			}
+			order := []string{"team-a/b", "team-a/m", "team-a/web", "team-a/z", "team-b/api", "team-b/b", "team-b/m", "team-b/z"}
+			at := -1
+			for _, gw := range order {
+				i := strings.Index(serial, `"gateway": "`+gw+`"`)
+				if output == "text" {
+					i = strings.Index(serial, "# Gateway "+gw+"\n")
+				}
+				if i <= at {
+					t.Errorf("-o %s --concurrency 1: Gateway %s missing or out of order (want %v):\n%s", output, gw, order, serial)
+				}
+				at = i
+			}
+			if !strings.Contains(serial, "Deployment team-b/api") || !strings.Contains(serial, "192Mi") {
+				t.Errorf("-o %s: the live Gateways' Deployment updates are missing:\n%s", output, serial)
+			}
+			for _, n := range []string{"3", "8", "64"} {
+				code, out, errOut := gantry("diff", "-A", "-o", output, "--concurrency", n, edit, local)
+				if code != 1 || out != serial {
+					t.Errorf("-o %s --concurrency %s: exit %d, output differs from --concurrency 1:\n%s%s", output, n, code, golden.Diff(serial, out), errOut)
+				}
+			}
+		}
+		if code, _, errOut := gantry("diff", "-A", "--concurrency", "0"); code != 2 || !strings.Contains(errOut, "--concurrency") {
+			t.Errorf("--concurrency 0: exit %d, stderr %q; want 2", code, errOut)
+		}
+	})
+
 	t.Run("diff on error exits 2", func(t *testing.T) {
 		code, _, errOut := gantry("diff", "--context", "nope")
 		if code != 2 || !strings.Contains(errOut, "nope") {
