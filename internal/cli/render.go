@@ -17,7 +17,6 @@ import (
 	"helm.sh/helm/v3/pkg/getter"
 	"k8s.io/apimachinery/pkg/types"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-	"sigs.k8s.io/yaml"
 
 	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/desired"
@@ -376,7 +375,7 @@ func (o *renderOptions) objectText(obj desired.Object) ([]byte, error) {
 		}
 		return []byte(t), nil
 	}
-	return yaml.Marshal(obj.Object)
+	return render.MarshalYAML(obj.Object)
 }
 
 func source(r rendered, obj desired.Object) string {
@@ -485,7 +484,7 @@ func (o *renderOptions) printValueSet(w io.Writer, title string, v *precedence.R
 			b, _ := json.MarshalIndent(v.Values, "", "  ")
 			fmt.Fprintf(w, "%s\n", b)
 		} else {
-			b, _ := yaml.Marshal(v.Values)
+			b, _ := render.MarshalYAML(v.Values)
 			fmt.Fprintf(w, "%s", b)
 		}
 	}
