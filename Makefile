@@ -22,10 +22,11 @@ generate: $(CONTROLLER_GEN)
 	$(CONTROLLER_GEN) crd paths=./apis/... output:crd:artifacts:config=config/crd
 	hack/gateway-api-crds.sh
 	rm -f charts/gantry/crds/*.yaml && cp config/crd/*.yaml charts/gantry/crds/
+	go test ./manifests -run '^TestCRDDefaultsFile$$' -count=1 -update
 
 # Regenerates CRDs and deepcopy and fails if that changed anything: generated code is committed.
 verify-generated: generate
-	@if [ -n "$$(git status --porcelain -- apis config/crd config/gateway-api charts/gantry/crds)" ]; then \
+	@if [ -n "$$(git status --porcelain -- apis config/crd config/gateway-api charts/gantry/crds manifests/crddefaults.json)" ]; then \
 	  echo "generated files are out of date; run 'make generate' and commit:"; \
 	  git status --porcelain -- apis config/crd config/gateway-api; git --no-pager diff -- apis config/crd config/gateway-api | head -50; exit 1; fi
 
