@@ -86,6 +86,9 @@ func toYAML(v any) (string, error) {
 // object with it: through the round trip, printing was a third of the command's CPU at 1,000
 // Gateways.
 func MarshalYAML(v any) ([]byte, error) {
+	if b, ok := appendYAML(make([]byte, 0, 1024), v); ok {
+		return b, nil // the common case, without yaml/v2's emitter (yamlemit.go)
+	}
 	if plainJSON(v, 0) {
 		return yamlv2.Marshal(v)
 	}

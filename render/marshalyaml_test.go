@@ -23,8 +23,8 @@ func TestMarshalYAMLIsSigsYAML(t *testing.T) {
 		}}}},
 		map[string]any{"empty": map[string]any{}, "list": []any{}, "null": nil},
 		map[string]any{"nilmap": map[string]any(nil), "nillist": []any(nil)}, // null in JSON, declined
-		map[string]any{"whole": 1e6, "bad": "\xff"},                            // declined
-		map[string]any{"nan": math.NaN()},                                      // an error both ways
+		map[string]any{"whole": 1e6, "bad": "\xff"},                          // declined
+		map[string]any{"nan": math.NaN()},                                    // an error both ways
 	}
 	for _, o := range objects {
 		got, gotErr := render.MarshalYAML(o)
