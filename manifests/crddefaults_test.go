@@ -48,9 +48,12 @@ func TestCRDDefaultsFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n != nil {
-			file[gvk.String()] = n
+		if n == nil {
+			// Listed all the same: a kind Gantry ships a CRD for is decoded as the defaulted
+			// ones are (withDefaults), defaults or not.
+			n = &defaultsNode{}
 		}
+		file[gvk.String()] = n
 	}
 	want, err := json.MarshalIndent(file, "", " ")
 	if err != nil {
@@ -66,8 +69,8 @@ func TestCRDDefaultsFile(t *testing.T) {
 	if !bytes.Equal(crdDefaultsJSON, want) {
 		t.Fatal("crddefaults.json is out of date with config/crd and config/gateway-api: run `go test ./manifests -run TestCRDDefaultsFile -update` (make generate does)")
 	}
-	if len(file) < 4 {
-		t.Errorf("only %d kinds have defaults", len(file))
+	if len(file) < 6 {
+		t.Errorf("only %d kinds listed", len(file))
 	}
 }
 

@@ -40,8 +40,7 @@ var crdFiles = sync.OnceValues(func() (map[schema.GroupKind]string, error) {
 //go:embed crddefaults.json
 var crdDefaultsJSON []byte
 
-// crdDefaults are the schemas of crddefaults.json, by the group, version and kind they default;
-// a kind without any default has none.
+// crdDefaults are the schemas of crddefaults.json, by the group, version and kind they default.
 var crdDefaults = sync.OnceValues(func() (map[schema.GroupVersionKind]*structuralschema.Structural, error) {
 	return parseDefaults(crdDefaultsJSON)
 })
@@ -72,8 +71,8 @@ func indexCRDs(fsys fs.FS) (map[schema.GroupKind]string, error) {
 }
 
 // schemaFor returns the schema of a kind's version that defaulting.Default needs (only the
-// nodes on the way to a default), nil when Gantry ships no CRD for it or its CRD declares no
-// default.
+// nodes on the way to a default; empty when its CRD declares none), nil when Gantry ships no
+// CRD for it.
 func schemaFor(gvk schema.GroupVersionKind) (*structuralschema.Structural, error) {
 	all, err := crdDefaults()
 	if err != nil {
