@@ -238,7 +238,7 @@ func loadSchemas(fsys fs.FS, f string) (map[schema.GroupVersionKind]*structurals
 // defaults the API server would apply from its CRD schema, so that `gantry render` sees what
 // the controller reads from the cluster (a listener's allowedRoutes, a parentRef's kind). A
 // kind Gantry ships no CRD for is left as it is.
-func withDefaults(doc string, gvk schema.GroupVersionKind, into any) error {
+func withDefaults(doc document, gvk schema.GroupVersionKind, into any) error {
 	s, err := schemaFor(gvk)
 	if err != nil {
 		return fmt.Errorf("CRD schema of %s: %w", gvk.Kind, err)
@@ -246,9 +246,11 @@ func withDefaults(doc string, gvk schema.GroupVersionKind, into any) error {
 	if s == nil {
 		return nil
 	}
-	j, err := yaml.YAMLToJSON([]byte(doc))
-	if err != nil {
-		return err
+	j := doc.json
+	if j == nil {
+		if j, err = yaml.YAMLToJSON([]byte(doc.text)); err != nil {
+			return err
+		}
 	}
 	var obj map[string]any
 	if err := json.Unmarshal(j, &obj); err != nil {
