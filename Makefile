@@ -6,7 +6,7 @@ BIN := $(CURDIR)/bin
 CONTROLLER_GEN := $(BIN)/controller-gen
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all build generate verify-generated vet test test-unit envtest-assets config-servers demo demo-once bench bench-large fmt conformance faults
+.PHONY: all build generate verify-generated vet test test-unit envtest-assets config-servers demo demo-once bench bench-large bench-helm fmt conformance faults
 
 all: build
 
@@ -22,10 +22,11 @@ generate: $(CONTROLLER_GEN)
 	$(CONTROLLER_GEN) crd paths=./apis/... output:crd:artifacts:config=config/crd
 	hack/gateway-api-crds.sh
 	rm -f charts/gantry/crds/*.yaml && cp config/crd/*.yaml charts/gantry/crds/
+	go test ./manifests -run '^TestCRDDefaultsFile$$' -count=1 -update
 
 # Regenerates CRDs and deepcopy and fails if that changed anything: generated code is committed.
 verify-generated: generate
-	@if [ -n "$$(git status --porcelain -- apis config/crd config/gateway-api charts/gantry/crds)" ]; then \
+	@if [ -n "$$(git status --porcelain -- apis config/crd config/gateway-api charts/gantry/crds manifests/crddefaults.json)" ]; then \
 	  echo "generated files are out of date; run 'make generate' and commit:"; \
 	  git status --porcelain -- apis config/crd config/gateway-api; git --no-pager diff -- apis config/crd config/gateway-api | head -50; exit 1; fi
 
@@ -85,6 +86,16 @@ bench: envtest-assets build
 # docs/performance.md.
 bench-large: envtest-assets build
 	go run ./hack/scale -gantry $(BIN)/gantry -sizes 10000 -json bin/performance-large.json -baseline docs/performance.json
+
+# gantry render against helm template on the proxy blueprint's templates, for 1 and 1,000
+# Gateways (issue 22; hack/helmcompare): checks that both print the same objects, then times them
+# in turn. Helm is built from the version go.mod requires, with its own go.mod (go install).
+HELM := $(BIN)/helm
+$(HELM): go.mod
+	GOBIN=$(BIN) go install helm.sh/helm/v3/cmd/helm@$$(go list -m -f '{{.Version}}' helm.sh/helm/v3)
+
+bench-helm: build $(HELM)
+	go run ./hack/helmcompare -gantry $(BIN)/gantry -helm $(HELM) -sizes $${SIZES:-1,1000} -runs $${RUNS:-5}
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

