@@ -21,9 +21,10 @@ type blueprintCache struct {
 }
 
 type compiledRevision struct {
-	spec *v1alpha1.GatewayClassBlueprintSpec
-	bp   *render.Blueprint
-	err  error
+	spec    *v1alpha1.GatewayClassBlueprintSpec
+	configs []v1alpha1.ClassConfig
+	bp      *render.Blueprint
+	err     error
 }
 
 // maxCompiledRevisions bounds the revisions kept compiled: those a staged rollout renders from
@@ -34,8 +35,6 @@ type compiledBlueprint struct {
 	generation int64
 	bp         *render.Blueprint
 	err        error
-	// revision is the name of the revision of this generation's spec (v1alpha1.RevisionName).
-	revision string
 }
 
 // get returns the blueprint and, when it compiles, its compiled form. A missing blueprint is
@@ -60,36 +59,26 @@ func (c *blueprintCache) compile(bp *v1alpha1.GatewayClassBlueprint) (*render.Bl
 		return got.bp, got.err
 	}
 	compiled, err := render.Compile(bp.Name, &bp.Spec)
-	c.compiled[bp.Name] = compiledBlueprint{generation: bp.Generation, bp: compiled, err: err, revision: v1alpha1.RevisionName(bp.Name, &bp.Spec)}
+	c.compiled[bp.Name] = compiledBlueprint{generation: bp.Generation, bp: compiled, err: err}
 	return compiled, err
 }
 
-// revision is the name of the revision of bp's spec, hashed once per generation.
-func (c *blueprintCache) revision(bp *v1alpha1.GatewayClassBlueprint) string {
-	c.mu.Lock()
-	got, ok := c.compiled[bp.Name]
-	c.mu.Unlock()
-	if ok && got.generation == bp.Generation && got.revision != "" {
-		return got.revision
-	}
-	return v1alpha1.RevisionName(bp.Name, &bp.Spec)
-}
-
-// atRevision is bp as it was at the named revision, and that compiled: bp's metadata, status and
-// rollout with the revision's template. A revision that is not bp's, or is gone, is an error.
-func (c *blueprintCache) atRevision(ctx context.Context, cl client.Reader, bp *v1alpha1.GatewayClassBlueprint, name string) (*v1alpha1.GatewayClassBlueprint, *render.Blueprint, error) {
+// atRevision is bp as it was at the named revision, that compiled, and the class-wide
+// GatewayClassConfigs it had: bp's metadata, status and rollout with the revision's template. A
+// revision that is not bp's, or is gone, is an error.
+func (c *blueprintCache) atRevision(ctx context.Context, cl client.Reader, bp *v1alpha1.GatewayClassBlueprint, name string) (*v1alpha1.GatewayClassBlueprint, *render.Blueprint, []v1alpha1.ClassConfig, error) {
 	c.mu.Lock()
 	got, ok := c.revisions[name]
 	c.mu.Unlock()
 	if !ok {
 		rev := &v1alpha1.GatewayClassBlueprintRevision{}
 		if err := cl.Get(ctx, client.ObjectKey{Name: name}, rev); err != nil {
-			return nil, nil, fmt.Errorf("GatewayClassBlueprintRevision %s: %w", name, err)
+			return nil, nil, nil, fmt.Errorf("GatewayClassBlueprintRevision %s: %w", name, err)
 		}
 		if rev.Spec.Blueprint != bp.Name {
-			return nil, nil, fmt.Errorf("GatewayClassBlueprintRevision %s is a revision of %s, not of %s", name, rev.Spec.Blueprint, bp.Name)
+			return nil, nil, nil, fmt.Errorf("GatewayClassBlueprintRevision %s is a revision of %s, not of %s", name, rev.Spec.Blueprint, bp.Name)
 		}
-		got.spec = rev.Spec.Template.DeepCopy()
+		got.spec, got.configs = rev.Spec.Template.DeepCopy(), rev.Spec.ClassConfigs
 		got.bp, got.err = render.Compile(bp.Name, got.spec)
 		c.mu.Lock()
 		if c.revisions == nil || len(c.revisions) >= maxCompiledRevisions {
@@ -101,5 +90,5 @@ func (c *blueprintCache) atRevision(ctx context.Context, cl client.Reader, bp *v
 	out := bp.DeepCopy()
 	out.Spec = *got.spec.DeepCopy()
 	out.Spec.Rollout = bp.Spec.Rollout
-	return out, got.bp, nil
+	return out, got.bp, got.configs, nil
 }

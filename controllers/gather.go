@@ -33,8 +33,10 @@ type gathered struct {
 	// className is the class the Gateway names.
 	className string
 	// revision is the blueprint revision rendered from, and latest the blueprint's current
-	// one: they differ while a staged rollout has not reached the Gateway.
+	// one: they differ while a staged rollout has not reached the Gateway. Then configs are the
+	// class-wide GatewayClassConfigs of that revision, in place of today's.
 	revision, latest string
+	configs          []v1alpha1.ClassConfig
 	// kindMissing is set when the render asked for a kind the API server does not serve:
 	// its CRD may come, and the reconciler looks again (see kindRecheck).
 	kindMissing atomic.Bool
@@ -90,6 +92,9 @@ func (r *GatewayReconciler) gather(ctx context.Context, gw *gwv1.Gateway) (*gath
 		return nil, err
 	}
 	g.in.GatewayClassConfigs, g.in.GatewayConfigs = policies.gccs, policies.gcs
+	if g.revision != g.latest {
+		g.in.GatewayClassConfigs = r.classConfigsAt(g.in.GatewayClassConfigs, g.configs, g.className)
+	}
 
 	if err := gatherListenerSets(ctx, r.Client, gw, g.in, r.listenerSets); err != nil {
 		return nil, err
@@ -377,8 +382,11 @@ func (r *GatewayReconciler) atRolloutRevision(ctx context.Context, gw *gwv1.Gate
 	if bp == nil {
 		return nil
 	}
-	g.latest = r.blueprints.revision(bp)
-	g.revision = g.latest
+	latest, _, err := latestRevision(ctx, r.Client, r.ControllerNamespace, bp)
+	if err != nil {
+		return err
+	}
+	g.latest, g.revision = latest, latest
 	if bp.Spec.Rollout == nil {
 		return nil
 	}
@@ -394,12 +402,31 @@ func (r *GatewayReconciler) atRolloutRevision(ctx context.Context, gw *gwv1.Gate
 	if rev == g.latest {
 		return nil
 	}
-	at, compiled, err := r.blueprints.atRevision(ctx, r.Client, bp, rev)
+	at, compiled, configs, err := r.blueprints.atRevision(ctx, r.Client, bp, rev)
 	if err != nil {
 		// Gone (deleted by hand, or past the history): the latest is all there is.
 		log.FromContext(ctx).Info("staged rollout: rendering from the latest revision", "revision", rev, "reason", err.Error())
 		return nil
 	}
-	g.in.Blueprint, g.in.Compiled, g.revision = at, compiled, rev
+	g.in.Blueprint, g.in.Compiled, g.revision, g.configs = at, compiled, rev, configs
 	return nil
+}
+
+// classConfigsAt is gccs with the class-wide ones (the controller namespace's, targeting the
+// class) as the revision had them: a Gateway the rollout has not reached keeps the class's
+// values of its revision, not today's.
+func (r *GatewayReconciler) classConfigsAt(gccs []*v1alpha1.GatewayClassConfig, at []v1alpha1.ClassConfig, class string) []*v1alpha1.GatewayClassConfig {
+	out := slices.DeleteFunc(slices.Clone(gccs), func(p *v1alpha1.GatewayClassConfig) bool {
+		return p.Namespace == r.ControllerNamespace && p.Spec.TargetRef.Kind == "GatewayClass"
+	})
+	for _, c := range at {
+		if c.Namespace == r.ControllerNamespace && c.Spec.TargetRef.Kind == "GatewayClass" && string(c.Spec.TargetRef.Name) == class {
+			out = append(out, &v1alpha1.GatewayClassConfig{
+				TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.GroupVersion.String(), Kind: "GatewayClassConfig"},
+				ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: c.Name, CreationTimestamp: c.Created},
+				Spec:       *c.Spec.DeepCopy(),
+			})
+		}
+	}
+	return out
 }

@@ -196,6 +196,8 @@ type rolloutReconciler struct {
 	client.Client
 	Recorder events.EventRecorder
 	now      func() time.Time
+	// controllerNamespace holds the class-wide GatewayClassConfigs, part of each revision.
+	controllerNamespace string
 
 	mu   sync.Mutex
 	last map[string]time.Time // when each blueprint's rollout was last evaluated
@@ -311,7 +313,10 @@ func (r *rolloutReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	latest := v1alpha1.RevisionName(bp.Name, &bp.Spec)
+	latest, _, err := latestRevision(ctx, r, r.controllerNamespace, bp)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	var prev *v1alpha1.RolloutStatus
 	if bp.Status.Rollout != nil {
 		prev = bp.Status.Rollout.DeepCopy()
@@ -659,7 +664,10 @@ func (m *mapper) rolloutGateways(ctx context.Context, o client.Object) []reconci
 	if err != nil {
 		return nil
 	}
-	latest := v1alpha1.RevisionName(bp.Name, &bp.Spec)
+	latest, _, err := latestRevision(ctx, m.c, m.controllerNamespace, bp)
+	if err != nil {
+		return nil
+	}
 	nsLabels, err := namespaceLabels(ctx, m.c, bp.Spec.Rollout)
 	if err != nil {
 		return nil

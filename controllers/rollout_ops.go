@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -69,13 +71,14 @@ func ResumeRollout(ctx context.Context, c client.Client, blueprint string) error
 	})
 }
 
-// UndoRollout puts a revision's template back into the blueprint's spec, keeping its rollout:
-// by default the revision the fleet was on before the rollout (status.rollout.from), else the
-// one named (by name or number). It returns the revision's name.
+// UndoRollout puts a revision's template back into the blueprint's spec, keeping its rollout,
+// and its class-wide GatewayClassConfigs back into controllerNamespace (made again if deleted
+// since, deleted if made since): by default the revision the fleet was on before the rollout
+// (status.rollout.from), else the one named (by name or number). It returns the revision's name.
 //
 // Undoing a rollout that had not completed moves the Gateways it reached back at once (the rest
 // never left that revision); undoing a completed one is a rollout like any other.
-func UndoRollout(ctx context.Context, c client.Client, blueprint, to string) (string, error) {
+func UndoRollout(ctx context.Context, c client.Client, controllerNamespace, blueprint, to string) (string, error) {
 	bp, err := rolloutBlueprint(ctx, c, blueprint)
 	if err != nil {
 		return "", err
@@ -106,7 +109,50 @@ func UndoRollout(ctx context.Context, c client.Client, blueprint, to string) (st
 	if err != nil {
 		return "", err
 	}
+	if err := restoreClassConfigs(ctx, c, controllerNamespace, blueprint, rev.Spec.ClassConfigs); err != nil {
+		return "", fmt.Errorf("blueprint %s set back to revision %s, but its class-wide GatewayClassConfigs not: %w", blueprint, rev.Name, err)
+	}
 	return rev.Name, nil
+}
+
+// restoreClassConfigs makes the class-wide GatewayClassConfigs of the blueprint's classes what
+// a revision kept: each set back or made again, and one made since deleted.
+func restoreClassConfigs(ctx context.Context, c client.Client, controllerNamespace, blueprint string, want []v1alpha1.ClassConfig) error {
+	live, err := classConfigs(ctx, c, controllerNamespace, blueprint)
+	if err != nil {
+		return err
+	}
+	wanted := map[string]bool{}
+	for _, w := range want {
+		wanted[w.Name] = true
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			p := &v1alpha1.GatewayClassConfig{}
+			switch err := c.Get(ctx, client.ObjectKey{Namespace: w.Namespace, Name: w.Name}, p); {
+			case apierrors.IsNotFound(err):
+				p = &v1alpha1.GatewayClassConfig{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Name: w.Name}, Spec: *w.Spec.DeepCopy()}
+				return c.Create(ctx, p)
+			case err != nil:
+				return err
+			}
+			if equality.Semantic.DeepEqual(p.Spec, w.Spec) {
+				return nil
+			}
+			p.Spec = *w.Spec.DeepCopy()
+			return c.Update(ctx, p)
+		})
+		if err != nil {
+			return fmt.Errorf("GatewayClassConfig %s/%s: %w", w.Namespace, w.Name, err)
+		}
+	}
+	for _, l := range live {
+		if !wanted[l.Name] {
+			p := &v1alpha1.GatewayClassConfig{ObjectMeta: metav1.ObjectMeta{Namespace: l.Namespace, Name: l.Name}}
+			if err := c.Delete(ctx, p); client.IgnoreNotFound(err) != nil {
+				return fmt.Errorf("GatewayClassConfig %s/%s: %w", l.Namespace, l.Name, err)
+			}
+		}
+	}
+	return nil
 }
 
 // findRevision finds a blueprint's revision by name or by number.

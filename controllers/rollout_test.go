@@ -207,7 +207,7 @@ func TestStagedRollout(t *testing.T) {
 	})
 
 	// Undo: the canary goes back at once; the bad revision's Deployment with it.
-	if to, err := controllers.UndoRollout(ctx, k8s, bp.Name, ""); err != nil || to != rev1 {
+	if to, err := controllers.UndoRollout(ctx, k8s, controllerNS, bp.Name, ""); err != nil || to != rev1 {
 		t.Fatalf("undo: %s, %v", to, err)
 	}
 	fleet("1", rev1, "-", "-", exactly(names...))
@@ -294,4 +294,100 @@ func TestRolloutIsNotHeldByAGatewayBrokenBefore(t *testing.T) {
 	if c := meta.FindStatusCondition(gw.Status.Conditions, "Programmed"); !strings.Contains(c.Message, "mode broken is not served") {
 		t.Errorf("the broken Gateway no longer says why: %s", c.Message)
 	}
+}
+
+// TestClassWideConfigIsARevision: issue 23, item 1. A change of a class-wide GatewayClassConfig
+// changes every Gateway of the class, so it is a revision too, kept with the policies as they
+// were, and a staged rollout takes it in steps: while paused, no Gateway takes the new values,
+// though the policy already says them; resumed, they reach the fleet; undo puts the policy back
+// as the revision had it, and the Gateways render what they rendered before.
+func TestClassWideConfigIsARevision(t *testing.T) {
+	ctx := t.Context()
+	ns := namespace(t, nil)
+	other := namespace(t, nil)
+	bp := blueprint("classwide", `{"v": "blueprint"}`, map[string]string{"values": valuesTemplate})
+	bp.Spec.Rollout = &v1alpha1.Rollout{Steps: []v1alpha1.RolloutStep{{GatewaySelector: &metav1.LabelSelector{MatchLabels: map[string]string{"canary": "true"}}}}}
+	class := setup(t, ns, bp)
+	gcc := gatewayClassConfig(controllerNS, "sizing-"+ns, "GatewayClass", class, `{"v": "one"}`, "")
+	create(t, gcc, gateway(ns, "web", class), gateway(other, "api", class))
+	waitValues(t, ns, "web", `{"v": "one"}`)
+	waitValues(t, other, "api", `{"v": "one"}`)
+	revisionOf := func(gwNS, name string) string {
+		gw := &gwv1.Gateway{}
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: gwNS, Name: name}, gw); err != nil {
+			return err.Error()
+		}
+		if c := meta.FindStatusCondition(gw.Status.Conditions, controllers.ConditionBlueprintRevision); c != nil {
+			return c.Reason + ": " + c.Message
+		}
+		return "none"
+	}
+	var first string
+	eventually(t, "a revision with the class-wide config", func() error {
+		got := &v1alpha1.GatewayClassBlueprint{}
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(bp), got); err != nil {
+			return err
+		}
+		rev := &v1alpha1.GatewayClassBlueprintRevision{}
+		if err := k8s.Get(ctx, client.ObjectKey{Name: got.Status.LatestRevision}, rev); err != nil {
+			return err
+		}
+		if len(rev.Spec.ClassConfigs) != 1 || rev.Spec.ClassConfigs[0].Name != gcc.Name || string(rev.Spec.ClassConfigs[0].Spec.Default.Raw) != `{"v":"one"}` {
+			return fmt.Errorf("revision %s keeps %+v", rev.Name, rev.Spec.ClassConfigs)
+		}
+		if got.Status.Rollout == nil || got.Status.Rollout.Phase != v1alpha1.RolloutComplete || got.Status.Rollout.Revision != rev.Name {
+			return fmt.Errorf("rollout %+v", got.Status.Rollout)
+		}
+		if r := revisionOf(ns, "web"); !strings.Contains(r, rev.Name) {
+			return fmt.Errorf("web: %s", r)
+		}
+		first = rev.Name
+		return nil
+	})
+
+	// Paused, then the policy changes: a new revision, and no Gateway takes it.
+	update(t, bp, func(b *v1alpha1.GatewayClassBlueprint) { b.Spec.Rollout.Paused = true })
+	update(t, gcc, func(p *v1alpha1.GatewayClassConfig) { p.Spec.Default = raw(`{"v": "two"}`) })
+	var second string
+	eventually(t, "a second revision, paused", func() error {
+		got := &v1alpha1.GatewayClassBlueprint{}
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(bp), got); err != nil {
+			return err
+		}
+		if st := got.Status.Rollout; st == nil || st.Phase != v1alpha1.RolloutPaused || st.Revision == first || st.From != first {
+			return fmt.Errorf("rollout %+v", st)
+		}
+		second = got.Status.Rollout.Revision
+		return nil
+	})
+	time.Sleep(2 * time.Second) // a Gateway wrongly given the new values would have them by now
+	waitValues(t, ns, "web", `{"v": "one"}`)
+	waitValues(t, other, "api", `{"v": "one"}`)
+	if r := revisionOf(ns, "web"); !strings.HasPrefix(r, controllers.ReasonPrevious+": ") || !strings.Contains(r, first) {
+		t.Errorf("web, not reached: %s; want Previous, naming %s", r, first)
+	}
+
+	// Resumed: the fleet takes the new values.
+	if err := controllers.PauseRollout(ctx, k8s, bp.Name, false); err != nil {
+		t.Fatal(err)
+	}
+	waitValues(t, ns, "web", `{"v": "two"}`)
+	waitValues(t, other, "api", `{"v": "two"}`)
+	eventually(t, "web on the second revision", func() error {
+		if r := revisionOf(ns, "web"); !strings.Contains(r, second) {
+			return fmt.Errorf("web: %s", r)
+		}
+		return nil
+	})
+
+	// Undo: the policy as the first revision had it, and the values with it.
+	if to, err := controllers.UndoRollout(ctx, k8s, controllerNS, bp.Name, ""); err != nil || to != first {
+		t.Fatalf("undo: %s, %v", to, err)
+	}
+	got := &v1alpha1.GatewayClassConfig{}
+	if err := k8s.Get(ctx, client.ObjectKeyFromObject(gcc), got); err != nil || string(got.Spec.Default.Raw) != `{"v":"one"}` {
+		t.Errorf("the class-wide policy after undo: %v, %s", err, got.Spec.Default.Raw)
+	}
+	waitValues(t, ns, "web", `{"v": "one"}`)
+	waitValues(t, other, "api", `{"v": "one"}`)
 }

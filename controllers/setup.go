@@ -157,10 +157,10 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		return err
 	}
 
-	if err := (&revisionReconciler{Client: mgr.GetClient()}).setup(mgr); err != nil {
+	if err := (&revisionReconciler{Client: mgr.GetClient(), controllerNamespace: opts.ControllerNamespace}).setup(mgr, m); err != nil {
 		return err
 	}
-	if err := (&rolloutReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("gantry")}).setup(mgr, m); err != nil {
+	if err := (&rolloutReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("gantry"), controllerNamespace: opts.ControllerNamespace}).setup(mgr, m); err != nil {
 		return err
 	}
 	cr := &GatewayClassReconciler{Client: mgr.GetClient(), blueprints: bps, listenerSets: listenerSets, routeKinds: kinds}

@@ -30,7 +30,7 @@ type GatewayClassBlueprintRevision struct {
 // blueprint and the template never change; the revision number does when the blueprint goes
 // back to a spec it had: that revision becomes the newest again.
 //
-// +kubebuilder:validation:XValidation:rule="self.template == oldSelf.template && self.blueprint == oldSelf.blueprint",message="a revision's template is immutable: change the blueprint, and the controller makes a new revision"
+// +kubebuilder:validation:XValidation:rule="self.template == oldSelf.template && self.blueprint == oldSelf.blueprint && has(self.classConfigs) == has(oldSelf.classConfigs) && (!has(self.classConfigs) || self.classConfigs == oldSelf.classConfigs)",message="a revision's template and class configs are immutable: change the blueprint or a class-wide GatewayClassConfig, and the controller makes a new revision"
 type GatewayClassBlueprintRevisionSpec struct {
 	// Blueprint is the name of the GatewayClassBlueprint this is a revision of.
 	// +kubebuilder:validation:MinLength=1
@@ -41,6 +41,24 @@ type GatewayClassBlueprintRevisionSpec struct {
 	Revision int64 `json:"revision"`
 	// Template is the blueprint's spec at this revision.
 	Template GatewayClassBlueprintSpec `json:"template"`
+	// ClassConfigs are the class-wide GatewayClassConfigs at this revision: those of the
+	// controller's namespace that target a GatewayClass naming the blueprint. They change the
+	// values of every Gateway of a class, so a change of one is a revision too.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	ClassConfigs []ClassConfig `json:"classConfigs,omitempty"`
+}
+
+// ClassConfig is a class-wide GatewayClassConfig as a revision keeps it.
+type ClassConfig struct {
+	// +kubebuilder:validation:MaxLength=253
+	Namespace string `json:"namespace"`
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// Created is its creationTimestamp, which orders policies of one level (GEP-713).
+	Created metav1.Time            `json:"created"`
+	Spec    GatewayClassConfigSpec `json:"spec"`
 }
 
 // +kubebuilder:object:root=true
@@ -66,12 +84,32 @@ func RevisionName(blueprint string, spec *GatewayClassBlueprintSpec) string {
 	if err != nil {
 		panic(err) // a struct of plain fields and raw JSON: cannot fail
 	}
+	return revisionName(blueprint, b)
+}
+
+func revisionName(blueprint string, b []byte) string {
 	sum := sha256.Sum256(b)
 	suffix := "-" + hex.EncodeToString(sum[:5])
 	if len(blueprint)+len(suffix) > 253 {
 		blueprint = blueprint[:253-len(suffix)]
 	}
 	return blueprint + suffix
+}
+
+// RevisionNameWith is RevisionName for a spec and the class-wide GatewayClassConfigs beside
+// it: with none, exactly RevisionName; with some, the hash covers them too.
+func RevisionNameWith(blueprint string, spec *GatewayClassBlueprintSpec, configs []ClassConfig) string {
+	if len(configs) == 0 {
+		return RevisionName(blueprint, spec)
+	}
+	b, err := json.Marshal(struct {
+		Template *GatewayClassBlueprintSpec `json:"template"`
+		Configs  []ClassConfig              `json:"classConfigs"`
+	}{RevisionTemplate(spec), configs})
+	if err != nil {
+		panic(err) // plain fields and raw JSON: cannot fail
+	}
+	return revisionName(blueprint, b)
 }
 
 // RevisionTemplate is what a revision keeps of a blueprint's spec: all of it but the rollout.

@@ -11,11 +11,13 @@ import (
 
 	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/controllers"
+	"gantry.dev/gantry/desired"
 )
 
 // newRolloutCommand is `gantry rollout`: a blueprint's staged rollout, seen and steered.
 func newRolloutCommand(stdout io.Writer) *cobra.Command {
 	o := &clusterOptions{}
+	var controllerNamespace string
 	cmd := &cobra.Command{
 		Use:   "rollout status|pause|resume|undo BLUEPRINT",
 		Short: "See and steer a blueprint's staged rollout",
@@ -28,13 +30,16 @@ blueprint safely").
   pause    take no further step (spec.rollout.paused); Gateways reached keep the new revision;
   resume   unpause; a stopped rollout waits for its step's Gateways again, with a new deadline
            (those that stopped it hold it until they are healthy);
-  undo     put the revision the fleet was on before back into the blueprint (or the one
-           --to-revision names): the Gateways a stopped rollout reached go back at once.
+  undo     put the revision the fleet was on before back (or the one --to-revision names):
+           the blueprint's spec and the class-wide GatewayClassConfigs of its classes (set back,
+           made again, or deleted if made since); the Gateways a stopped rollout reached go
+           back at once.
 
 pause, resume and undo write the blueprint: they need the rights to update
 gatewayclassblueprints (and their status, for resume).`,
 	}
 	o.addConfigFlags(cmd.PersistentFlags())
+	cmd.PersistentFlags().StringVar(&controllerNamespace, "controller-namespace", desired.DefaultControllerNamespace, "namespace whose GatewayClassConfigs are class-wide (undo sets them back too)")
 	run := func(use, short string, do func(ctx context.Context, c client.Client, name string) error) *cobra.Command {
 		return &cobra.Command{
 			Use:   use + " BLUEPRINT",
@@ -51,11 +56,11 @@ gatewayclassblueprints (and their status, for resume).`,
 	}
 	var to string
 	undo := run("undo", "Go back to the revision the fleet was on before the rollout", func(ctx context.Context, c client.Client, name string) error {
-		rev, err := controllers.UndoRollout(ctx, c, name, to)
+		rev, err := controllers.UndoRollout(ctx, c, controllerNamespace, name, to)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "GatewayClassBlueprint %s: spec set back to revision %s\n", name, rev)
+		fmt.Fprintf(stdout, "GatewayClassBlueprint %s: spec and class-wide GatewayClassConfigs set back to revision %s\n", name, rev)
 		return nil
 	})
 	undo.Flags().StringVar(&to, "to-revision", "", "the revision to go back to, by name or number (default: the one the rollout began from)")
