@@ -77,8 +77,8 @@ func (m *mapper) classConfigBlueprints(ctx context.Context, o client.Object) []r
 }
 
 // classConfigs are the class-wide GatewayClassConfigs of blueprint bp as a revision keeps them:
-// those of the controller's namespace that target a Gantry GatewayClass naming bp, in the order
-// of class and name.
+// those of the controller's namespace that target a Gantry GatewayClass naming bp, by class and
+// then in their order of precedence.
 func classConfigs(ctx context.Context, c client.Reader, controllerNamespace, bp string) ([]v1alpha1.ClassConfig, error) {
 	out, _, err := classConfigsKeyed(ctx, c, controllerNamespace, bp)
 	return out, err
@@ -116,8 +116,13 @@ func classConfigsKeyed(ctx context.Context, c client.Reader, controllerNamespace
 		}
 	}
 	slices.Sort(key)
+	// By class, then in the order of precedence among policies of one level (GEP-713: the
+	// older first, then by name).
 	slices.SortFunc(out, func(a, b v1alpha1.ClassConfig) int {
 		if c := strings.Compare(string(a.Spec.TargetRef.Name), string(b.Spec.TargetRef.Name)); c != 0 {
+			return c
+		}
+		if c := a.Created.Compare(b.Created.Time); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Name, b.Name)

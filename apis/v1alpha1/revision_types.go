@@ -97,15 +97,22 @@ func revisionName(blueprint string, b []byte) string {
 }
 
 // RevisionNameWith is RevisionName for a spec and the class-wide GatewayClassConfigs beside
-// it: with none, exactly RevisionName; with some, the hash covers them too.
+// it: with none, exactly RevisionName; with some, the hash covers them too, in their order
+// (which is their precedence) but not their creation times, so that the same policies make the
+// same name on any cluster.
 func RevisionNameWith(blueprint string, spec *GatewayClassBlueprintSpec, configs []ClassConfig) string {
 	if len(configs) == 0 {
 		return RevisionName(blueprint, spec)
 	}
+	timeless := make([]ClassConfig, len(configs))
+	for i, c := range configs {
+		timeless[i] = c
+		timeless[i].Created = metav1.Time{}
+	}
 	b, err := json.Marshal(struct {
 		Template *GatewayClassBlueprintSpec `json:"template"`
 		Configs  []ClassConfig              `json:"classConfigs"`
-	}{RevisionTemplate(spec), configs})
+	}{RevisionTemplate(spec), timeless})
 	if err != nil {
 		panic(err) // plain fields and raw JSON: cannot fail
 	}
