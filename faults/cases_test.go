@@ -501,7 +501,7 @@ func TestStoppedMidConvergence(t *testing.T) {
 	sent := time.Now()
 	a.signal(syscall.SIGTERM)
 	if !a.wait(30 * time.Second) {
-		t.Fatalf("still running 30 s after SIGTERM (the chart's grace period):\n%s", a.tail(20))
+		t.Fatalf("still running 30 s after SIGTERM (the chart's grace period); its goroutines:\n%s", a.stacks())
 	}
 	t.Logf("stopped %v after SIGTERM, with %d of %d Gateways programmed", a.exited.Sub(sent).Round(time.Millisecond), w.programmed(t), len(w.gateways))
 	startGantry(t, "second")

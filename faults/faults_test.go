@@ -178,6 +178,54 @@ func (p *process) tail(n int) string {
 	return strings.Join(lines, "\n")
 }
 
+// stacks sends SIGQUIT to a process that should have stopped, waits for the Go runtime's
+// goroutine dump and returns it folded: each distinct stack of Gantry and controller-runtime
+// frames once, with how many goroutines share it, so that a hang names where it waits.
+func (p *process) stacks() string {
+	p.signal(syscall.SIGQUIT)
+	p.wait(10 * time.Second)
+	b, err := os.ReadFile(p.log)
+	if err != nil {
+		return err.Error()
+	}
+	text := string(b)
+	i := strings.Index(text, "\ngoroutine ")
+	if i < 0 {
+		return "(no goroutine dump)"
+	}
+	count := map[string]int{}
+	var order []string
+	for _, g := range strings.Split(text[i+1:], "\n\n") {
+		lines := strings.Split(g, "\n")
+		if len(lines) == 0 || !strings.HasPrefix(lines[0], "goroutine ") {
+			continue
+		}
+		// "goroutine 12 [chan receive, 3 minutes]:" -> "[chan receive]"
+		head := lines[0][strings.Index(lines[0], "["):]
+		if c := strings.Index(head, ","); c > 0 {
+			head = head[:c] + "]"
+		}
+		key := head
+		for _, l := range lines[1:] {
+			if !strings.HasPrefix(l, "\t") && (strings.Contains(l, "gantry.dev/") || strings.Contains(l, "controller-runtime")) {
+				key += "\n  " + l
+			}
+		}
+		if key == head {
+			continue
+		}
+		if count[key] == 0 {
+			order = append(order, key)
+		}
+		count[key]++
+	}
+	var out strings.Builder
+	for _, k := range order {
+		fmt.Fprintf(&out, "%d× %s\n", count[k], k)
+	}
+	return out.String()
+}
+
 func eventually(t *testing.T, what string, check func() error) {
 	t.Helper()
 	testenv.Eventually(t, what, check)
