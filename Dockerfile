@@ -4,7 +4,7 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /gantry ./cmd/gantry
+RUN hack/build.sh /gantry
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /gantry /gantry

@@ -10,8 +10,9 @@ export GOFLAGS ?= -buildvcs=false
 
 all: build
 
+# The binary as the image ships it (hack/build.sh).
 build:
-	go build -o $(BIN)/gantry ./cmd/gantry
+	hack/build.sh $(BIN)/gantry
 
 # controller-gen is pinned by hack/tools/go.mod (its own module, so its dependencies stay out of ours).
 $(CONTROLLER_GEN): hack/tools/go.mod hack/tools/go.sum

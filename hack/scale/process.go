@@ -26,19 +26,20 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/yaml"
 
 	"gantry.dev/gantry/internal/testenv"
 )
 
-// The controller is measured as users run it: the gantry binary in a process of its own, with
-// its own defaults. Its requests reach the API server through a proxy in the harness that
-// counts them; its CPU and peak RSS are read from /proc, its reconciles and heap from its own
-// metrics endpoint.
+// The controller is measured as users run it: the gantry binary as the image ships it, in a
+// process of its own, with its own defaults and the chart's environment (GOMEMLIMIT). Its
+// requests reach the API server through a proxy in the harness that counts them; its CPU and
+// peak RSS are read from /proc, its reconciles and heap from its own metrics endpoint.
 
-// buildGantry builds cmd/gantry into dir, as `make build` does.
+// buildGantry builds cmd/gantry into dir as the image ships it (hack/build.sh).
 func buildGantry(dir string) (string, error) {
 	bin := filepath.Join(dir, "gantry")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/gantry")
+	cmd := exec.Command(filepath.Join(testenv.Root(), "hack", "build.sh"), bin)
 	cmd.Dir = testenv.Root()
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
@@ -122,6 +123,25 @@ type controllerProcess struct {
 	peakHeap float64
 }
 
+// chartEnv is the environment the chart gives the controller by default: GOMEMLIMIT from
+// values.yaml's goMemLimit, so that the garbage collector works as it does in a default install.
+func chartEnv() ([]string, error) {
+	b, err := os.ReadFile(filepath.Join(testenv.Root(), "charts", "gantry", "values.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	var values struct {
+		GoMemLimit string `json:"goMemLimit"`
+	}
+	if err := yaml.Unmarshal(b, &values); err != nil {
+		return nil, fmt.Errorf("charts/gantry/values.yaml: %w", err)
+	}
+	if values.GoMemLimit == "" {
+		return nil, nil
+	}
+	return []string{"GOMEMLIMIT=" + values.GoMemLimit}, nil
+}
+
 // startControllerProcess starts the binary against kubeconfig with the harness's client limits
 // (the binary's defaults unless -qps/-burst say otherwise) and waits until its metrics answer.
 func startControllerProcess(bin, kubeconfig, logDir string, run int) (*controllerProcess, error) {
@@ -150,6 +170,12 @@ func startControllerProcess(bin, kubeconfig, logDir string, run int) (*controlle
 		return nil, err
 	}
 	p.cmd = exec.Command(bin, args...)
+	env, err := chartEnv()
+	if err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	p.cmd.Env = append(os.Environ(), env...)
 	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
 	if err := p.cmd.Start(); err != nil {
 		logFile.Close()
