@@ -83,11 +83,11 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		return fmt.Errorf("field indexes: %w", err)
 	}
 	// Rendered objects live in a cache of their own that holds only objects with Gantry's
-	// template label.
+	// template label, compacted (compact.go).
 	rendered, err := cache.New(mgr.GetConfig(), cache.Options{
 		HTTPClient: mgr.GetHTTPClient(), Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(),
 		DefaultLabelSelector: renderedSelector(),
-		DefaultTransform:     cache.TransformStripManagedFields(),
+		DefaultTransform:     compactRendered,
 	})
 	if err != nil {
 		return err

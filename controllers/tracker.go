@@ -184,9 +184,10 @@ func (t *tracker) kinds() []schema.GroupVersionKind {
 	})
 }
 
-// owned lists the objects a Gateway's renders produced, of every watched kind, from the cache:
-// in the Gateway's namespace, in its routes' namespaces and cluster-scoped ones. The labels and
-// the owner annotation find them; only those the proof holds for are returned (see ownerProof).
+// owned lists the objects a Gateway's renders produced, of every watched kind, from the cache,
+// each expanded whole: in the Gateway's namespace, in its routes' namespaces and cluster-scoped
+// ones. The labels and the owner annotation find them; only those the proof holds for are
+// returned (see ownerProof).
 func (t *tracker) owned(ctx context.Context, proof ownerProof) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
 	gw := proof.gw
@@ -204,6 +205,10 @@ func (t *tracker) owned(ctx context.Context, proof ownerProof) ([]*unstructured.
 		}
 		for i := range list.Items {
 			if proof.proves(&list.Items[i]) {
+				// The list is the cache's copy: expanding it leaves the cache compact.
+				if err := expand(&list.Items[i]); err != nil {
+					return nil, err
+				}
 				out = append(out, &list.Items[i])
 			}
 		}
