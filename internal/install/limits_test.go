@@ -60,3 +60,38 @@ func TestChartRenderLimits(t *testing.T) {
 		}
 	}
 }
+
+// The chart gives the Go runtime its memory limit, and GOGC only when asked.
+func TestChartGoRuntimeEnv(t *testing.T) {
+	dir := filepath.Join(testenv.Root(), "charts", "gantry")
+	env := func(values map[string]any) map[string]string {
+		objs, err := install.Render(dir, "gantry", "gantry-system", values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range objs {
+			if o.GetKind() != "Deployment" {
+				continue
+			}
+			containers := o.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)
+			out := map[string]string{}
+			list, _ := containers[0].(map[string]any)["env"].([]any)
+			for _, e := range list {
+				m := e.(map[string]any)
+				out[m["name"].(string)] = fmt.Sprint(m["value"])
+			}
+			return out
+		}
+		t.Fatal("the chart has no Deployment")
+		return nil
+	}
+	if got := env(nil); len(got) != 1 || got["GOMEMLIMIT"] != "690MiB" {
+		t.Errorf("default env %v, want only GOMEMLIMIT=690MiB", got)
+	}
+	if got := env(map[string]any{"goGC": "50"}); got["GOGC"] != "50" || got["GOMEMLIMIT"] != "690MiB" {
+		t.Errorf("env with goGC 50: %v", got)
+	}
+	if got := env(map[string]any{"goMemLimit": "", "goGC": ""}); len(got) != 0 {
+		t.Errorf("env with neither: %v, want none", got)
+	}
+}
