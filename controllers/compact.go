@@ -38,9 +38,11 @@ func compactRendered(obj any) (any, error) {
 		return u, nil // already compacted: the transform may see an object twice
 	}
 	u.SetManagedFields(nil)
-	rest := make(map[string]any, len(u.Object))
+	out, rest := map[string]any{}, map[string]any{}
 	for k, v := range u.Object {
-		if k != "apiVersion" && k != "kind" && k != "metadata" {
+		if k == "apiVersion" || k == "kind" || k == "metadata" {
+			out[k] = v
+		} else {
 			rest[k] = v
 		}
 	}
@@ -50,12 +52,6 @@ func compactRendered(obj any) (any, error) {
 	raw, err := json.Marshal(rest)
 	if err != nil {
 		return nil, fmt.Errorf("compact %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
-	}
-	out := make(map[string]any, len(u.Object)-len(rest)+1)
-	for k, v := range u.Object {
-		if _, inRest := rest[k]; !inRest {
-			out[k] = v
-		}
 	}
 	out[compactKey] = json.Number(raw)
 	return &unstructured.Unstructured{Object: out}, nil

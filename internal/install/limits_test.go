@@ -16,25 +16,12 @@ import (
 // The chart passes the render budgets to the controller, with the binary's own defaults unless
 // told otherwise.
 func TestChartRenderLimits(t *testing.T) {
-	dir := filepath.Join(testenv.Root(), "charts", "gantry")
 	args := func(values map[string]any) []string {
-		objs, err := install.Render(dir, "gantry", "gantry-system", values)
-		if err != nil {
-			t.Fatal(err)
+		var out []string
+		for _, a := range controllerContainer(t, values)["args"].([]any) {
+			out = append(out, a.(string))
 		}
-		for _, o := range objs {
-			if o.GetKind() != "Deployment" {
-				continue
-			}
-			containers := o.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)
-			var out []string
-			for _, a := range containers[0].(map[string]any)["args"].([]any) {
-				out = append(out, a.(string))
-			}
-			return out
-		}
-		t.Fatal("the chart has no Deployment")
-		return nil
+		return out
 	}
 	d := render.DefaultLimits
 	got := args(nil)
@@ -63,27 +50,14 @@ func TestChartRenderLimits(t *testing.T) {
 
 // The chart gives the Go runtime its memory limit, and GOGC only when asked.
 func TestChartGoRuntimeEnv(t *testing.T) {
-	dir := filepath.Join(testenv.Root(), "charts", "gantry")
 	env := func(values map[string]any) map[string]string {
-		objs, err := install.Render(dir, "gantry", "gantry-system", values)
-		if err != nil {
-			t.Fatal(err)
+		out := map[string]string{}
+		list, _ := controllerContainer(t, values)["env"].([]any)
+		for _, e := range list {
+			m := e.(map[string]any)
+			out[m["name"].(string)] = fmt.Sprint(m["value"])
 		}
-		for _, o := range objs {
-			if o.GetKind() != "Deployment" {
-				continue
-			}
-			containers := o.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)
-			out := map[string]string{}
-			list, _ := containers[0].(map[string]any)["env"].([]any)
-			for _, e := range list {
-				m := e.(map[string]any)
-				out[m["name"].(string)] = fmt.Sprint(m["value"])
-			}
-			return out
-		}
-		t.Fatal("the chart has no Deployment")
-		return nil
+		return out
 	}
 	if got := env(nil); len(got) != 1 || got["GOMEMLIMIT"] != "690MiB" {
 		t.Errorf("default env %v, want only GOMEMLIMIT=690MiB", got)
@@ -94,4 +68,21 @@ func TestChartGoRuntimeEnv(t *testing.T) {
 	if got := env(map[string]any{"goMemLimit": "", "goGC": ""}); len(got) != 0 {
 		t.Errorf("env with neither: %v, want none", got)
 	}
+}
+
+// controllerContainer is the controller's container in the chart rendered with values.
+func controllerContainer(t *testing.T, values map[string]any) map[string]any {
+	t.Helper()
+	objs, err := install.Render(filepath.Join(testenv.Root(), "charts", "gantry"), "gantry", "gantry-system", values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		if o.GetKind() == "Deployment" {
+			containers := o.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)
+			return containers[0].(map[string]any)
+		}
+	}
+	t.Fatal("the chart has no Deployment")
+	return nil
 }
