@@ -167,7 +167,8 @@ func (r *GatewayReconciler) apply(ctx context.Context, gw *gwv1.Gateway, objs []
 		}
 	}()
 	for _, u := range units(objs, owners) {
-		done, took, err := r.applyUnit(ctx, gw, u.objs, live)
+		unit := unitKey{gateway: gw.UID, owner: u.owner.Kind + " " + u.owner.NamespacedName.String()}
+		done, took, err := r.applyUnit(ctx, gw, unit, u.objs, live)
 		applied = append(applied, done...)
 		taken = append(taken, took...)
 		if err == nil {
@@ -184,8 +185,10 @@ func (r *GatewayReconciler) apply(ctx context.Context, gw *gwv1.Gateway, objs []
 	return applied, routeErrs, nil
 }
 
-// applyUnit writes one unit's objects. It first checks every object that is not known to be
-// ours, so that a collision writes nothing of the unit, and dry-runs every object to write.
+// applyUnit writes one unit's objects. A unit whose objects to write are all new is created
+// (create.go): one request per object, rolled back when the API server refuses one. Otherwise,
+// or after such a refusal, it first checks every object that is not known to be ours, so that
+// a collision writes nothing of the unit, and dry-runs every object to write.
 // Those checks go out at once, costing one round trip rather than one each (a first
 // convergence is bound by the API server, not by Gantry's CPU). An object the dry-run shows
 // to be new (the answer has no resourceVersion: nothing is stored under its name) needs no
@@ -196,7 +199,7 @@ func (r *GatewayReconciler) apply(ctx context.Context, gw *gwv1.Gateway, objs []
 // drift), but said, never taken silently: the first attempt does not force, and a conflict's
 // fields are returned, as `Kind ns/name .field (conflict with "manager")`, before the forced
 // one. That costs a request only when there is a conflict.
-func (r *GatewayReconciler) applyUnit(ctx context.Context, gw *gwv1.Gateway, objs []*unstructured.Unstructured, live map[objectKey]*unstructured.Unstructured) ([]objectKey, []string, error) {
+func (r *GatewayReconciler) applyUnit(ctx context.Context, gw *gwv1.Gateway, unit unitKey, objs []*unstructured.Unstructured, live map[objectKey]*unstructured.Unstructured) ([]objectKey, []string, error) {
 	mine := ownerKey(types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name})
 	var unknown []*unstructured.Unstructured
 	for _, o := range objs {
@@ -209,6 +212,22 @@ func (r *GatewayReconciler) applyUnit(ctx context.Context, gw *gwv1.Gateway, obj
 		if l, ok := live[keyOf(o)]; !ok || !contains(l.Object, o.Object) {
 			write = append(write, o)
 		}
+	}
+	// A unit of new objects only is created (create.go), unless its last create failed.
+	if len(write) > 0 && len(unknown) == len(write) && !r.careful.is(unit) {
+		created, err := r.createUnit(ctx, write)
+		if err == nil {
+			return created, nil, nil
+		}
+		r.careful.set(unit)
+		if !errors.Is(err, errNameTaken) {
+			return nil, nil, err
+		}
+	}
+	// Objects Gantry created and writes for the first time since: their fields move to
+	// Gantry's apply entry first.
+	if err := r.upgradeEach(ctx, write, live); err != nil {
+		return nil, nil, err
 	}
 	// Every object to write is applied as a server-side dry-run: the API server's own
 	// validation, defaulting and admission decide, and a refusal of any writes nothing of the
@@ -300,7 +319,25 @@ func (r *GatewayReconciler) applyUnit(ctx context.Context, gw *gwv1.Gateway, obj
 			took = append(took, taken[i]...)
 		}
 	}
-	return applied, took, errors.Join(applyErrs...)
+	err := errors.Join(applyErrs...)
+	if err == nil {
+		r.careful.clear(unit)
+	}
+	return applied, took, err
+}
+
+// upgradeEach runs upgradeCreated, at once, for the objects to write that Gantry created and
+// has not written since.
+func (r *GatewayReconciler) upgradeEach(ctx context.Context, write []*unstructured.Unstructured, live map[objectKey]*unstructured.Unstructured) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(write))
+	for i, o := range write {
+		if l, ok := live[keyOf(o)]; ok && hasEntry(l.GetManagedFields(), metav1.ManagedFieldsOperationUpdate) {
+			wg.Go(func() { errs[i] = r.upgradeCreated(ctx, l) })
+		}
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // applyOne server-side applies o as Gantry's field manager, forcing at once when force is set;

@@ -10,8 +10,8 @@ import (
 )
 
 // The rendered objects' cache holds each object compacted: its apiVersion, kind and metadata
-// (without managedFields) as a map, as the informer's indexes, the label selectors and the
-// event handlers read them, and everything else (spec, status, data, …) as one JSON string.
+// (managedFields reduced to what create.go needs) as a map, as the informer's indexes, the
+// label selectors and the event handlers read them, and everything else (spec, status, data, …) as one JSON string.
 // A Deployment as the API server returns it is 11.4 KB on the heap decoded as an unstructured
 // map and 4.8 KB compacted (measured with runtime.MemStats over 4,000 copies); the cache of
 // rendered objects was half the controller's live heap (docs/performance.md, "Issue 22:
@@ -27,8 +27,9 @@ import (
 // unstructured's deep copy passes it on as the string it is.
 const compactKey = "gantry.dev/compact"
 
-// compactRendered is the rendered cache's transform: managedFields dropped (nothing here reads
-// them) and the object compacted. Anything that is not an object (a tombstone) is left alone.
+// compactRendered is the rendered cache's transform: managedFields dropped, but for what
+// upgradeCreated needs of an object Gantry created and has not written since
+// (keepCreatedEntries), and the object compacted. Anything that is not an object (a tombstone) is left alone.
 func compactRendered(obj any) (any, error) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
@@ -37,7 +38,9 @@ func compactRendered(obj any) (any, error) {
 	if _, done := u.Object[compactKey].(json.Number); done {
 		return u, nil // already compacted: the transform may see an object twice
 	}
-	u.SetManagedFields(nil)
+	if meta, ok := u.Object["metadata"].(map[string]any); ok {
+		keepCreatedEntries(meta)
+	}
 	out, rest := map[string]any{}, map[string]any{}
 	for k, v := range u.Object {
 		if k == "apiVersion" || k == "kind" || k == "metadata" {
@@ -58,7 +61,7 @@ func compactRendered(obj any) (any, error) {
 }
 
 // expand turns a compacted object, a copy the cache handed out, back into the object the API
-// server returned (less managedFields). Numbers come back as the watch decoded them: int64
+// server returned (managedFields reduced). Numbers come back as the watch decoded them: int64
 // for integers, float64 otherwise.
 func expand(u *unstructured.Unstructured) error {
 	raw, ok := u.Object[compactKey].(json.Number)

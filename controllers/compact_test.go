@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -127,3 +128,26 @@ func randomJSON(r *rand.Rand, depth int) any {
 }
 
 const servedDeployment = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{"deployment.kubernetes.io/revision":"1","gateway.gantry.dev/owner":"bench-00/gw-00005"},"creationTimestamp":"2026-11-26T09:09:36Z","generation":1,"labels":{"gateway.gantry.dev/template":"deployment","gateway.networking.k8s.io/gateway-name":"gw-00005"},"name":"gw-00005","namespace":"bench-00","ownerReferences":[{"apiVersion":"gateway.networking.k8s.io/v1","blockOwnerDeletion":true,"controller":true,"kind":"Gateway","name":"gw-00005","uid":"8c7e0a57-2a4e-4c1b-9d43-5a6f2f1e9b11"}],"resourceVersion":"123456","uid":"0b6a2c1e-7d4e-4b8a-a1f0-3c2d1e0f9a87"},"spec":{"progressDeadlineSeconds":600,"replicas":2,"revisionHistoryLimit":10,"selector":{"matchLabels":{"app.kubernetes.io/instance":"gw-00005"}},"strategy":{"rollingUpdate":{"maxSurge":"25%","maxUnavailable":"25%"},"type":"RollingUpdate"},"template":{"metadata":{"labels":{"app.kubernetes.io/instance":"gw-00005"}},"spec":{"containers":[{"image":"envoy:v1.33.2","imagePullPolicy":"IfNotPresent","name":"proxy","ports":[{"containerPort":80,"name":"l-http","protocol":"TCP"}],"resources":{"requests":{"cpu":"750m"}},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"dnsPolicy":"ClusterFirst","restartPolicy":"Always","securityContext":{},"terminationGracePeriodSeconds":30}}},"status":{"availableReplicas":2,"conditions":[{"lastTransitionTime":"2026-11-26T09:09:40Z","message":"Deployment has minimum availability.","reason":"MinimumReplicasAvailable","status":"True","type":"Available"}],"observedGeneration":1,"readyReplicas":2,"replicas":2}}`
+
+// TestCompactKeepsCreatedEntries: the cache keeps of managedFields only what upgradeCreated
+// reads, and only while Gantry's create entry is there; the entries keep their order, so the
+// index it patches is the server's.
+func TestCompactKeepsCreatedEntries(t *testing.T) {
+	const fields = `"fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:k":{}}}`
+	for _, c := range []struct {
+		name, entries string
+		want          []metav1.ManagedFieldsEntry
+	}{
+		{"created", `[{"manager":"kubectl","operation":"Update",` + fields + `},{"manager":"gantry","operation":"Update","time":"2026-11-26T00:00:00Z",` + fields + `},{"manager":"gantry","operation":"Update","subresource":"status",` + fields + `}]`,
+			[]metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: "Update"}, {Manager: "gantry", Operation: "Update"}, {Manager: "gantry", Operation: "Update", Subresource: "status"}}},
+		{"applied", `[{"manager":"gantry","operation":"Apply",` + fields + `},{"manager":"kubectl","operation":"Update",` + fields + `}]`, nil},
+		{"status only", `[{"manager":"gantry","operation":"Update","subresource":"status",` + fields + `}]`, nil},
+		{"none", `[]`, nil},
+	} {
+		watched := decodeAsWatch(t, []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","managedFields":`+c.entries+`},"data":{"k":"v"}}`))
+		_, got := roundTrip(t, watched)
+		if mf := got.GetManagedFields(); !reflect.DeepEqual(mf, c.want) {
+			t.Errorf("%s: managedFields kept = %+v, want %+v", c.name, mf, c.want)
+		}
+	}
+}

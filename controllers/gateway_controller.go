@@ -75,6 +75,8 @@ type GatewayReconciler struct {
 	// of its last accepted apply: when the API server refuses the Gateway's objects, what is
 	// new or changed since is searched first (isolateRefusal).
 	accepted contributions
+	// careful holds the units whose last create was refused (create.go).
+	careful careful
 }
 
 // contributions is GatewayReconciler.accepted.

@@ -141,7 +141,8 @@ func TestCollisionWithUnmanagedObject(t *testing.T) {
 		}
 	}
 	checkUntouched("someone", "")
-	// A collision writes nothing at all, not even the objects that do not collide.
+	// A collision leaves nothing applied, not even the objects that do not collide (a first
+	// render creates them, then deletes them again: create.go).
 	if err := gone(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-values"}}); err != nil {
 		t.Error(err)
 	}

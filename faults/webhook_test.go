@@ -91,7 +91,7 @@ func ptr[T any](v T) *T { return &v }
 
 // TestThirdPartyWebhookRefusesOrTimesOut: a cluster's own admission webhook (a policy engine)
 // refuses the Deployments Gantry renders, then stops answering in time. Each Gateway says so in
-// Programmed=False ApplyFailed, naming what refused; nothing of a Gateway's unit is written
+// Programmed=False ApplyFailed, naming what refused; nothing of a Gateway's unit stays written
 // meanwhile (its Service and ServiceAccount wait with the Deployment); once the webhook allows,
 // every Gateway converges without anything being touched again.
 func TestThirdPartyWebhookRefusesOrTimesOut(t *testing.T) {
