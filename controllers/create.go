@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -53,6 +54,9 @@ func (c *careful) is(k unitKey) bool { _, ok := c.m.Load(k); return ok }
 func (c *careful) set(k unitKey)     { c.m.Store(k, struct{}{}) }
 func (c *careful) clear(k unitKey)   { c.m.Delete(k) }
 
+// rollbackTimeout bounds the deletes that roll back a refused create.
+const rollbackTimeout = 10 * time.Second
+
 // errNameTaken is createUnit's answer when an object of the unit exists already: the careful
 // path finds out whose.
 var errNameTaken = errors.New("a name of the unit is taken")
@@ -91,7 +95,10 @@ func (r *GatewayReconciler) createUnit(ctx context.Context, objs []*unstructured
 		}
 		return keys, nil
 	}
-	// Roll back: what this attempt created goes again, unless it changed meanwhile (UID).
+	// Roll back: what this attempt created goes again, unless it changed meanwhile (UID); also
+	// when the reconcile is being cancelled (a shutdown), within rollbackTimeout.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+	defer cancel()
 	rollback := make([]error, len(created))
 	for i, c := range created {
 		if c == nil {
@@ -99,7 +106,7 @@ func (r *GatewayReconciler) createUnit(ctx context.Context, objs []*unstructured
 		}
 		wg.Go(func() {
 			uid := c.GetUID()
-			err := r.Client.Delete(ctx, c, client.Preconditions{UID: &uid}, client.PropagationPolicy(metav1.DeletePropagationBackground))
+			err := r.Client.Delete(rctx, c, client.Preconditions{UID: &uid}, client.PropagationPolicy(metav1.DeletePropagationBackground))
 			if err != nil && !apierrors.IsNotFound(err) {
 				rollback[i] = fmt.Errorf("delete %s again, created with a refused unit: %w", keyOf(c), err)
 			}
@@ -150,13 +157,29 @@ func keepCreatedEntries(meta map[string]any) {
 	kept := make([]any, len(list))
 	for i, e := range list {
 		m, _ := e.(map[string]any)
-		k := map[string]any{"manager": m["manager"], "operation": m["operation"]}
+		k := map[string]any{"manager": intern(m["manager"]), "operation": intern(m["operation"])}
 		if sub, ok := m["subresource"]; ok {
-			k["subresource"] = sub
+			k["subresource"] = intern(sub)
 		}
 		kept[i] = k
 	}
 	meta["managedFields"] = kept
+}
+
+// intern returns the constant for the values most entries hold, so that the cache keeps no
+// copy of the watch's strings for them.
+func intern(v any) any {
+	switch v {
+	case FieldManager:
+		return FieldManager
+	case string(metav1.ManagedFieldsOperationUpdate):
+		return string(metav1.ManagedFieldsOperationUpdate)
+	case string(metav1.ManagedFieldsOperationApply):
+		return string(metav1.ManagedFieldsOperationApply)
+	case "status":
+		return "status"
+	}
+	return v
 }
 
 // hasEntry reports whether mf holds an entry of Gantry's field manager for op, on the object
@@ -199,7 +222,9 @@ func (r *GatewayReconciler) upgradeCreated(ctx context.Context, live *unstructur
 		if err != nil {
 			return err
 		}
-		if err := r.Client.Patch(ctx, target.DeepCopy(), client.RawPatch(types.JSONPatchType, patch)); err == nil {
+		renamed := target.DeepCopy()
+		if err := r.Client.Patch(ctx, renamed, client.RawPatch(types.JSONPatchType, patch)); err == nil {
+			r.tracker.applied(renamed) // its watch event is Gantry's own
 			return nil
 		}
 	}
@@ -213,5 +238,6 @@ func (r *GatewayReconciler) upgradeCreated(ctx context.Context, live *unstructur
 	if err := r.Client.Patch(ctx, target, client.RawPatch(types.JSONPatchType, patch)); err != nil {
 		return fmt.Errorf("move the fields of %s to Gantry's apply: %w", keyOf(live), err)
 	}
+	r.tracker.applied(target)
 	return nil
 }
