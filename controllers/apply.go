@@ -167,7 +167,7 @@ func (r *GatewayReconciler) apply(ctx context.Context, gw *gwv1.Gateway, objs []
 		}
 	}()
 	for _, u := range units(objs, owners) {
-		unit := unitKey{gateway: gw.UID, owner: u.owner.Kind + " " + u.owner.NamespacedName.String()}
+		unit := unitKey{gateway: types.NamespacedName{Namespace: gw.Namespace, Name: gw.Name}, uid: gw.UID, owner: u.owner.Kind + " " + u.owner.NamespacedName.String()}
 		done, took, err := r.applyUnit(ctx, gw, unit, u.objs, live)
 		applied = append(applied, done...)
 		taken = append(taken, took...)

@@ -41,18 +41,31 @@ import (
 // Written by hand: controller-runtime and client-go have no create-or-roll-back of a set of
 // objects; csaupgrade (client-go) computes the ownership move when the entry is not alone.
 
-// unitKey names a unit for the careful set: its Gateway (by UID) and its owner.
+// unitKey names a unit for the careful set: its Gateway (by name and UID) and its owner.
 type unitKey struct {
-	gateway types.UID
+	gateway types.NamespacedName
+	uid     types.UID
 	owner   string
 }
 
-// careful holds the units whose last create failed: they dry-run first.
+// careful holds the units whose last create failed: they dry-run first. A unit leaves it when
+// it is written whole, or with its Gateway (forget), so that Gateways created and deleted in a
+// loop do not grow it.
 type careful struct{ m sync.Map }
 
 func (c *careful) is(k unitKey) bool { _, ok := c.m.Load(k); return ok }
 func (c *careful) set(k unitKey)     { c.m.Store(k, struct{}{}) }
 func (c *careful) clear(k unitKey)   { c.m.Delete(k) }
+
+// forget drops the units of a Gateway that is gone.
+func (c *careful) forget(gw types.NamespacedName) {
+	c.m.Range(func(k, _ any) bool {
+		if k.(unitKey).gateway == gw {
+			c.m.Delete(k)
+		}
+		return true
+	})
+}
 
 // rollbackTimeout bounds the deletes that roll back a refused create.
 const rollbackTimeout = 10 * time.Second

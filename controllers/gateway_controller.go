@@ -464,6 +464,7 @@ func (r *GatewayReconciler) failed(ctx context.Context, gw *gwv1.Gateway, in *de
 
 // removeAll deletes every object a Gateway rendered (when it is deleted or leaves Gantry).
 func (r *GatewayReconciler) removeAll(ctx context.Context, key types.NamespacedName, owned []*unstructured.Unstructured) error {
+	r.careful.forget(key)
 	if owned == nil {
 		// The Gateway is gone: its UID with it (see ownerProof).
 		var err error
