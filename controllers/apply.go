@@ -14,6 +14,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -154,12 +155,12 @@ func units(objs []*unstructured.Unstructured, owners []desired.Owner) []applyUni
 // apply writes, unit by unit, the objects that differ from their live state, and only those.
 // A failure of the Gateway's own unit is returned and stops the rest; a route's failure goes
 // into routeErrs and the other units go on.
-func (r *GatewayReconciler) apply(ctx context.Context, gw *gwv1.Gateway, objs []*unstructured.Unstructured, owners []desired.Owner, owned []*unstructured.Unstructured) (applied []objectKey, routeErrs map[desired.RouteKey]error, err error) {
+// taken names the fields it took from other field managers, as fieldConflicts does.
+func (r *GatewayReconciler) apply(ctx context.Context, gw *gwv1.Gateway, objs []*unstructured.Unstructured, owners []desired.Owner, owned []*unstructured.Unstructured) (applied []objectKey, taken []string, routeErrs map[desired.RouteKey]error, err error) {
 	live := make(map[objectKey]*unstructured.Unstructured, len(owned))
 	for _, o := range owned {
 		live[keyOf(o)] = o
 	}
-	var taken []string
 	defer func() {
 		if len(taken) > 0 {
 			fieldsTakenTotal.Add(float64(len(taken)))
@@ -175,14 +176,43 @@ func (r *GatewayReconciler) apply(ctx context.Context, gw *gwv1.Gateway, objs []
 			continue
 		}
 		if u.owner.Kind == "Gateway" {
-			return applied, routeErrs, err
+			return applied, taken, routeErrs, err
 		}
 		if routeErrs == nil {
 			routeErrs = map[desired.RouteKey]error{}
 		}
 		routeErrs[desired.RouteKey{Kind: u.owner.Kind, NamespacedName: u.owner.NamespacedName}] = err
 	}
-	return applied, routeErrs, nil
+	return applied, taken, routeErrs, nil
+}
+
+// ConditionFieldsTaken says, on a Gateway, which fields Gantry's last write took from other
+// field managers (issue 22: never force silently, and say who owned the field in status). It
+// appears when a write takes a field, and turns False at the next reconcile that writes and
+// takes none; a reconcile that writes nothing leaves it as it is (the fields are still held),
+// and a Gateway whose objects nobody else writes never has it (Gateway API allows a Gateway
+// eight conditions).
+const ConditionFieldsTaken = "gateway.gantry.dev/FieldsTaken"
+
+// Reasons of ConditionFieldsTaken.
+const (
+	ReasonFieldsTaken = "FieldsTaken"
+	ReasonNoneTaken   = "NoneTaken"
+)
+
+// fieldsTakenCondition is ConditionFieldsTaken after a reconcile that took taken and wrote
+// something or not, if it is to be set at all.
+func fieldsTakenCondition(gw *gwv1.Gateway, taken []string, wrote bool) (metav1.Condition, bool) {
+	c := metav1.Condition{Type: ConditionFieldsTaken, Status: metav1.ConditionTrue, Reason: ReasonFieldsTaken, ObservedGeneration: gw.Generation}
+	if len(taken) > 0 {
+		c.Message = truncate("the last write took fields another field manager owned, to hold what the blueprint renders: " + strings.Join(taken, "; "))
+		return c, true
+	}
+	if prev := meta.FindStatusCondition(gw.Status.Conditions, ConditionFieldsTaken); wrote && prev != nil && prev.Status == metav1.ConditionTrue {
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, ReasonNoneTaken, "the last write took no field from another field manager"
+		return c, true
+	}
+	return c, false
 }
 
 // applyUnit writes one unit's objects. A unit whose objects to write are all new is created

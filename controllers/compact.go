@@ -27,9 +27,14 @@ import (
 // unstructured's deep copy passes it on as the string it is.
 const compactKey = "gantry.dev/compact"
 
+// entriesKey holds, inside the compacted JSON, the managedFields entries createdEntries keeps;
+// expand puts them back into metadata. A key with a slash: no API object has such a field
+// beside apiVersion, kind and metadata.
+const entriesKey = "gantry.dev/managedFields"
+
 // compactRendered is the rendered cache's transform: managedFields dropped, but for what
 // upgradeCreated needs of an object Gantry created and has not written since
-// (keepCreatedEntries), and the object compacted. Anything that is not an object (a tombstone) is left alone.
+// (createdEntries, kept in the JSON), and the object compacted. Anything that is not an object (a tombstone) is left alone.
 func compactRendered(obj any) (any, error) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
@@ -38,10 +43,13 @@ func compactRendered(obj any) (any, error) {
 	if _, done := u.Object[compactKey].(json.Number); done {
 		return u, nil // already compacted: the transform may see an object twice
 	}
-	if meta, ok := u.Object["metadata"].(map[string]any); ok {
-		keepCreatedEntries(meta)
-	}
 	out, rest := map[string]any{}, map[string]any{}
+	if meta, ok := u.Object["metadata"].(map[string]any); ok {
+		if kept := createdEntries(meta); kept != nil {
+			rest[entriesKey] = kept
+		}
+		delete(meta, "managedFields")
+	}
 	for k, v := range u.Object {
 		if k == "apiVersion" || k == "kind" || k == "metadata" {
 			out[k] = v
@@ -74,5 +82,11 @@ func expand(u *unstructured.Unstructured) error {
 	}
 	delete(u.Object, compactKey)
 	maps.Copy(u.Object, rest)
+	if kept, ok := u.Object[entriesKey]; ok {
+		delete(u.Object, entriesKey)
+		if meta, ok := u.Object["metadata"].(map[string]any); ok {
+			meta["managedFields"] = kept
+		}
+	}
 	return nil
 }

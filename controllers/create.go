@@ -146,14 +146,14 @@ func refusals(objs []*unstructured.Unstructured, errs []error, rest string) []er
 	return out
 }
 
-// keepCreatedEntries is what the rendered cache keeps of an object's managedFields (meta is
-// its metadata, changed in place): nothing, unless Gantry created the object and has not
-// written it since (an Update entry of its field manager), and then each entry's manager,
-// operation and subresource, without its fields, in the server's order, so that
-// upgradeCreated can address the entry. About a hundred bytes an entry, only until the
-// object's first write. Read from the map as the watch decoded it: a transform runs on every
-// event, and GetManagedFields converts the whole list.
-func keepCreatedEntries(meta map[string]any) {
+// createdEntries is what the rendered cache keeps of an object's managedFields (meta is its
+// metadata): nothing, unless Gantry created the object and has not written it since (an Update
+// entry of its field manager), and then each entry's manager, operation and subresource,
+// without its fields, in the server's order, so that upgradeCreated can address the entry. The
+// cache keeps them inside the compacted JSON (compact.go): about 50 bytes an entry, only until
+// the object's first write. Read from the map as the watch decoded it: a transform runs on
+// every event, and GetManagedFields converts the whole list.
+func createdEntries(meta map[string]any) []any {
 	list, _ := meta["managedFields"].([]any)
 	created := false
 	for _, e := range list {
@@ -164,35 +164,18 @@ func keepCreatedEntries(meta map[string]any) {
 		}
 	}
 	if !created {
-		delete(meta, "managedFields")
-		return
+		return nil
 	}
 	kept := make([]any, len(list))
 	for i, e := range list {
 		m, _ := e.(map[string]any)
-		k := map[string]any{"manager": intern(m["manager"]), "operation": intern(m["operation"])}
+		k := map[string]any{"manager": m["manager"], "operation": m["operation"]}
 		if sub, ok := m["subresource"]; ok {
-			k["subresource"] = intern(sub)
+			k["subresource"] = sub
 		}
 		kept[i] = k
 	}
-	meta["managedFields"] = kept
-}
-
-// intern returns the constant for the values most entries hold, so that the cache keeps no
-// copy of the watch's strings for them.
-func intern(v any) any {
-	switch v {
-	case FieldManager:
-		return FieldManager
-	case string(metav1.ManagedFieldsOperationUpdate):
-		return string(metav1.ManagedFieldsOperationUpdate)
-	case string(metav1.ManagedFieldsOperationApply):
-		return string(metav1.ManagedFieldsOperationApply)
-	case "status":
-		return "status"
-	}
-	return v
+	return kept
 }
 
 // hasEntry reports whether mf holds an entry of Gantry's field manager for op, on the object

@@ -7,15 +7,21 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"gantry.dev/gantry/controllers"
 )
 
 // TestFieldTakenFromAnotherManagerIsSaid: issue 22. Another field manager takes a field Gantry
 // renders (an operator's server-side apply, as kubectl apply --server-side --force-conflicts
 // does). Gantry puts the blueprint's value back, as it puts back any drift, but no longer
-// silently: a Warning Event on the Gateway names the object, the field and the manager it took
-// it from.
+// silently: a Warning Event on the Gateway and its FieldsTaken condition name the object, the
+// field and the manager it took it from; the condition turns False at the next reconcile that
+// takes nothing.
 func TestFieldTakenFromAnotherManagerIsSaid(t *testing.T) {
 	ctx := t.Context()
 	ns := namespace(t, nil)
@@ -25,6 +31,7 @@ metadata:
   name: colour
 data:
   colour: blue
+  shade: {{ .Values.shade | default "light" | quote }}
 `}))
 	create(t, gateway(ns, "web", class))
 	key := client.ObjectKey{Namespace: ns, Name: "colour"}
@@ -42,6 +49,10 @@ data:
 		})
 	}
 	colour("blue")
+	gw := waitGateway(t, ns, "web", "Programmed", metav1.ConditionTrue, "Programmed")
+	if c := meta.FindStatusCondition(gw.Status.Conditions, controllers.ConditionFieldsTaken); c != nil {
+		t.Errorf("FieldsTaken before any field was taken: %+v", c)
+	}
 
 	// The other manager takes the field.
 	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
@@ -65,4 +76,29 @@ data:
 		}
 		return fmt.Errorf("events: %q", seen)
 	})
+	// And in status: who owned what.
+	fieldsTaken := func(status metav1.ConditionStatus, reason string, says ...string) {
+		t.Helper()
+		eventually(t, "Gateway web's FieldsTaken condition is "+reason, func() error {
+			gw := &gwv1.Gateway{}
+			if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, gw); err != nil {
+				return err
+			}
+			c := meta.FindStatusCondition(gw.Status.Conditions, controllers.ConditionFieldsTaken)
+			if c == nil || c.Status != status || c.Reason != reason {
+				return fmt.Errorf("FieldsTaken = %+v", c)
+			}
+			for _, want := range says {
+				if !strings.Contains(c.Message, want) {
+					return fmt.Errorf("FieldsTaken message %q does not say %q", c.Message, want)
+				}
+			}
+			return nil
+		})
+	}
+	fieldsTaken(metav1.ConditionTrue, controllers.ReasonFieldsTaken, "ConfigMap "+ns+"/colour", ".data.colour", `"ops-tool"`)
+	// A reconcile that writes and takes nothing (a GatewayConfig changes another key) says so.
+	create(t, gatewayConfig(ns, "shade", "Gateway", "web", `{"shade": "dark"}`, ""))
+	fieldsTaken(metav1.ConditionFalse, controllers.ReasonNoneTaken)
+	colour("blue")
 }

@@ -229,6 +229,7 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 	var (
 		objs      []*unstructured.Unstructured
 		applied   []objectKey
+		taken     []string
 		routeErrs map[desired.RouteKey]error
 	)
 	first, firstIn := res, g.in
@@ -248,7 +249,7 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 				return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
 			}
 		}
-		applied, routeErrs, err = r.apply(ctx, gw, objs, ownersOf(res), g.owned)
+		applied, taken, routeErrs, err = r.apply(ctx, gw, objs, ownersOf(res), g.owned)
 		if round == 0 {
 			firstErr = err
 		}
@@ -307,8 +308,11 @@ func (r *GatewayReconciler) reconcile(ctx context.Context, req ctrl.Request) (ct
 			result.RequeueAfter = conflictRecheck
 		}
 	}
-	return result, r.writeStatus(ctx, gw, g.in, res, statusError{also: []metav1.Condition{
-		healthCondition(gw.Generation, rendered(objs, applied, g.owned)), revisionCondition(gw.Generation, g.in.Blueprint.Name, g.revision, g.latest)}})
+	also := []metav1.Condition{healthCondition(gw.Generation, rendered(objs, applied, g.owned)), revisionCondition(gw.Generation, g.in.Blueprint.Name, g.revision, g.latest)}
+	if c, ok := fieldsTakenCondition(gw, taken, len(applied) > 0); ok {
+		also = append(also, c)
+	}
+	return result, r.writeStatus(ctx, gw, g.in, res, statusError{also: also})
 }
 
 // rendered is what was rendered as it now is: an object this reconcile wrote as the API server

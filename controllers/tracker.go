@@ -48,12 +48,14 @@ type tracker struct {
 
 	// wrote remembers the resourceVersion of each object as Gantry's own apply left it, so that
 	// the watch event echoing that apply does not reconcile the Gateway again for nothing. Both
-	// are kept hashed (wroteHash): an entry is 16 bytes, where the key's and the version's
+	// are kept hashed (wroteHash): an entry is 24 bytes, where the key's and the version's
 	// strings were about 550 (2.2 MB at 1,000 Gateways, docs/performance.md). Two keys or two
 	// versions that hash alike (one chance in 2^64 a pair) would at worst skip one event's
 	// reconcile, until the next event or resync.
+	// The two latest versions are kept: a first write after a create is two writes (the rename
+	// of create.go, then the apply), and both echoes are Gantry's own.
 	wroteMu sync.Mutex
-	wrote   map[uint64]uint64
+	wrote   map[uint64][2]uint64
 }
 
 // wroteSeed seeds wroteHash for the process.
@@ -76,9 +78,9 @@ func (t *tracker) applied(o *unstructured.Unstructured) {
 	t.wroteMu.Lock()
 	defer t.wroteMu.Unlock()
 	if t.wrote == nil {
-		t.wrote = map[uint64]uint64{}
+		t.wrote = map[uint64][2]uint64{}
 	}
-	t.wrote[k] = rv
+	t.wrote[k] = [2]uint64{rv, t.wrote[k][0]}
 }
 
 // echo reports whether an object is exactly as Gantry's last apply left it.
@@ -91,7 +93,7 @@ func (t *tracker) echo(o client.Object) bool {
 	t.wroteMu.Lock()
 	defer t.wroteMu.Unlock()
 	got, ok := t.wrote[k]
-	return ok && got == rv
+	return ok && (got[0] == rv || got[1] == rv)
 }
 
 // forgetApplied drops the record of a deleted object.
