@@ -87,7 +87,9 @@ func (r *GatewayReconciler) createUnit(ctx context.Context, objs []*unstructured
 	for i, o := range objs {
 		wg.Go(func() {
 			c := o.DeepCopy()
-			if err := r.Client.Create(ctx, c, client.FieldOwner(FieldManager)); err != nil {
+			// Strict, as an apply is: a create otherwise drops a field the schema does not
+			// know (a blueprint's typo) with only a warning.
+			if err := r.Client.Create(ctx, c, client.FieldOwner(FieldManager), client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
 				errs[i] = err
 				return
 			}

@@ -150,3 +150,36 @@ func eventNotes(t *testing.T, ns, reason string) []string {
 	}
 	return out
 }
+
+// TestUnknownFieldIsRefusedAtCreate: a create, unlike an apply, drops a field the schema does
+// not know with only a warning, unless asked to be strict. A blueprint with such a field (a typo)
+// is refused at its first render as it was when the first render was applied: nothing created,
+// the status naming the field.
+func TestUnknownFieldIsRefusedAtCreate(t *testing.T) {
+	ctx := t.Context()
+	ns := namespace(t, nil)
+	class := setup(t, ns, blueprint("typo", "", map[string]string{
+		"a": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: v\n",
+		"b": "apiVersion: v1\nkind: Service\nmetadata:\n  name: b\nspec:\n  ports:\n  - port: 80\n    protcol: TCP\n",
+	}))
+	create(t, gateway(ns, "web", class))
+	gw := waitGateway(t, ns, "web", "Programmed", metav1.ConditionFalse, "ApplyFailed")
+	msg := meta.FindStatusCondition(gw.Status.Conditions, "Programmed").Message
+	for _, want := range []string{"Service " + ns + "/b", "protcol"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("Programmed message %q does not say %q", msg, want)
+		}
+	}
+	// The retries (the dry-run path, several in 3 s) refuse it too.
+	time.Sleep(3 * time.Second)
+	gw = waitGateway(t, ns, "web", "Programmed", metav1.ConditionFalse, "ApplyFailed")
+	if msg := meta.FindStatusCondition(gw.Status.Conditions, "Programmed").Message; !strings.Contains(msg, "protcol") {
+		t.Errorf("Programmed message after the retries %q does not say %q", msg, "protcol")
+	}
+	for _, o := range []client.Object{&corev1.ConfigMap{}, &corev1.Service{}} {
+		name := map[bool]string{true: "a", false: "b"}[fmt.Sprintf("%T", o) == "*v1.ConfigMap"]
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, o); !apierrors.IsNotFound(err) {
+			t.Errorf("%T %s of a refused first render: %v; want none", o, name, err)
+		}
+	}
+}
