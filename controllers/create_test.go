@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	"gantry.dev/gantry/controllers"
 )
 
@@ -41,12 +43,7 @@ func TestFirstRenderRefusedLeavesNothing(t *testing.T) {
 
 	create(t, gateway(ns, "web", class))
 	gw := waitGateway(t, ns, "web", "Programmed", metav1.ConditionFalse, "ApplyFailed")
-	msg := meta.FindStatusCondition(gw.Status.Conditions, "Programmed").Message
-	for _, want := range []string{"Service " + ns + "/b", "70000"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("Programmed message %q does not say %q", msg, want)
-		}
-	}
+	programmedSays(t, gw, "Service "+ns+"/b", "70000")
 	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "a"}, &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
 		t.Errorf("ConfigMap a, created with the refused Service: %v; want it deleted again", err)
 	}
@@ -75,11 +72,11 @@ func TestFirstRenderRefusedLeavesNothing(t *testing.T) {
 	// Allowed: the unit converges, and everything is there.
 	create(t, gatewayConfig(ns, "port", "Gateway", "web", `{"port": 80}`, ""))
 	waitGateway(t, ns, "web", "Programmed", metav1.ConditionTrue, "Programmed")
-	for _, o := range []client.Object{&corev1.ConfigMap{}, &corev1.Service{}} {
-		name := map[bool]string{true: "a", false: "b"}[fmt.Sprintf("%T", o) == "*v1.ConfigMap"]
-		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, o); err != nil {
-			t.Errorf("%T %s: %v", o, name, err)
-		}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "a"}, &corev1.ConfigMap{}); err != nil {
+		t.Errorf("ConfigMap a: %v", err)
+	}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "b"}, &corev1.Service{}); err != nil {
+		t.Errorf("Service b: %v", err)
 	}
 }
 
@@ -164,22 +161,24 @@ func TestUnknownFieldIsRefusedAtCreate(t *testing.T) {
 	}))
 	create(t, gateway(ns, "web", class))
 	gw := waitGateway(t, ns, "web", "Programmed", metav1.ConditionFalse, "ApplyFailed")
-	msg := meta.FindStatusCondition(gw.Status.Conditions, "Programmed").Message
-	for _, want := range []string{"Service " + ns + "/b", "protcol"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("Programmed message %q does not say %q", msg, want)
-		}
-	}
+	programmedSays(t, gw, "Service "+ns+"/b", "protcol")
 	// The retries (the dry-run path, several in 3 s) refuse it too.
 	time.Sleep(3 * time.Second)
-	gw = waitGateway(t, ns, "web", "Programmed", metav1.ConditionFalse, "ApplyFailed")
-	if msg := meta.FindStatusCondition(gw.Status.Conditions, "Programmed").Message; !strings.Contains(msg, "protcol") {
-		t.Errorf("Programmed message after the retries %q does not say %q", msg, "protcol")
-	}
-	for _, o := range []client.Object{&corev1.ConfigMap{}, &corev1.Service{}} {
-		name := map[bool]string{true: "a", false: "b"}[fmt.Sprintf("%T", o) == "*v1.ConfigMap"]
+	programmedSays(t, waitGateway(t, ns, "web", "Programmed", metav1.ConditionFalse, "ApplyFailed"), "protcol")
+	for name, o := range map[string]client.Object{"a": &corev1.ConfigMap{}, "b": &corev1.Service{}} {
 		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, o); !apierrors.IsNotFound(err) {
 			t.Errorf("%T %s of a refused first render: %v; want none", o, name, err)
+		}
+	}
+}
+
+// programmedSays checks that the Gateway's Programmed message says each of want.
+func programmedSays(t *testing.T, gw *gwv1.Gateway, want ...string) {
+	t.Helper()
+	msg := meta.FindStatusCondition(gw.Status.Conditions, "Programmed").Message
+	for _, w := range want {
+		if !strings.Contains(msg, w) {
+			t.Errorf("Programmed message %q does not say %q", msg, w)
 		}
 	}
 }
