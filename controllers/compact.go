@@ -3,90 +3,275 @@ package controllers
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
+	"unique"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
-// The rendered objects' cache holds each object compacted: its apiVersion, kind and metadata
-// (managedFields reduced to what create.go needs) as a map, as the informer's indexes, the
-// label selectors and the event handlers read them, and everything else (spec, status, data, …) as one JSON string.
-// A Deployment as the API server returns it is 11.4 KB on the heap decoded as an unstructured
-// map and 4.8 KB compacted (measured with runtime.MemStats over 4,000 copies); the cache of
-// rendered objects was half the controller's live heap (docs/performance.md, "Issue 22:
-// memory"). A reconcile expands the few objects of its Gateway (tracker.owned), so that drift
-// repair, .Resources and health see every field as before.
+// The rendered objects' cache holds each object as a compactObject: the metadata the
+// informer's indexes, the label selectors and the event handlers read, typed, and everything
+// else (spec, status, data, the rest of metadata, …) as one JSON string. Reading it out of the
+// cache (a List or Get, which deep-copy) gives the object the API server returned, managedFields
+// reduced, as an *unstructured.Unstructured: drift repair, .Resources and health see every field.
 //
-// Written by hand because no library keeps part of an unstructured object serialized: the
-// informer's transform is the place controller-runtime offers, and it takes any function.
+// The cache of rendered objects was half the controller's live heap as unstructured maps
+// (docs/performance.md, "Issue 22: memory"): a Deployment as the API server returns it is
+// 11.4 KB on the heap decoded. Its spec and status as one string cut that to 4.8 KB; its
+// metadata as a map (nested maps of interfaces, every key its own string) was then most of the
+// rest, hence typed metadata with the keys and values that repeat across objects interned.
+// TestCompactIsSmaller measures both.
+//
+// Written by hand because no library keeps part of an object serialized: the informer's
+// transform is the place controller-runtime offers, and it takes any function. Its cache reader
+// deep-copies with DeepCopyObject and assigns the result to what the caller asked for, so a copy
+// that is an *unstructured.Unstructured is what a List of unstructured objects expects.
 
-// compactKey holds the serialized rest of a compacted object, as a json.Number: decoding JSON
-// into an unstructured object never makes one (integers become int64, other numbers float64),
-// so a compacted object is told from any object, even one with a field of this name, and
-// unstructured's deep copy passes it on as the string it is.
-const compactKey = "gantry.dev/compact"
+// compactObject is a rendered object as the cache keeps it.
+type compactObject struct {
+	metav1.TypeMeta
+	// ObjectMeta holds name, namespace, uid, resourceVersion, labels, annotations and
+	// ownerReferences (those the API server sent, of the types it sends); the rest of the
+	// metadata is in rest.
+	metav1.ObjectMeta
+	// rest is the JSON of every other field, metadata's rest under "metadata".
+	rest string
+}
 
-// entriesKey holds, inside the compacted JSON, the managedFields entries createdEntries keeps;
-// expand puts them back into metadata. A key with a slash: no API object has such a field
-// beside apiVersion, kind and metadata.
-const entriesKey = "gantry.dev/managedFields"
+var _ runtime.Object = &compactObject{}
+
+// DeepCopyObject gives the object back whole, as an *unstructured.Unstructured: what the cache
+// hands out. Numbers come back as the watch decoded them: int64 for integers, float64 otherwise.
+func (c *compactObject) DeepCopyObject() runtime.Object {
+	u, err := c.expand()
+	if err != nil {
+		// The JSON is what compactRendered marshalled, so it decodes. Were it not to, the
+		// object comes out with its typed metadata only: a reconcile then sees its content gone
+		// and applies it again, which puts it right.
+		u = &unstructured.Unstructured{Object: map[string]any{}}
+		c.putMeta(u.Object, map[string]any{})
+	}
+	return u
+}
+
+func (c *compactObject) expand() (*unstructured.Unstructured, error) {
+	obj := map[string]any{}
+	if c.rest != "" {
+		if err := utiljson.Unmarshal([]byte(c.rest), &obj); err != nil {
+			return nil, fmt.Errorf("expand %s %s/%s: %w", c.Kind, c.Namespace, c.Name, err)
+		}
+	}
+	meta, _ := obj["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	c.putMeta(obj, meta)
+	return &unstructured.Unstructured{Object: obj}, nil
+}
+
+// putMeta writes the typed fields into obj and its metadata, as the watch decoded them.
+func (c *compactObject) putMeta(obj, meta map[string]any) {
+	if c.APIVersion != "" {
+		obj["apiVersion"] = c.APIVersion
+	}
+	if c.Kind != "" {
+		obj["kind"] = c.Kind
+	}
+	for k, v := range map[string]string{"name": c.Name, "namespace": c.Namespace, "uid": string(c.UID), "resourceVersion": c.ResourceVersion} {
+		if v != "" {
+			meta[k] = v
+		}
+	}
+	if c.Labels != nil {
+		meta["labels"] = anyMap(c.Labels)
+	}
+	if c.Annotations != nil {
+		meta["annotations"] = anyMap(c.Annotations)
+	}
+	if c.OwnerReferences != nil {
+		refs := make([]any, len(c.OwnerReferences))
+		for i, r := range c.OwnerReferences {
+			m := map[string]any{"apiVersion": r.APIVersion, "kind": r.Kind, "name": r.Name, "uid": string(r.UID)}
+			if r.Controller != nil {
+				m["controller"] = *r.Controller
+			}
+			if r.BlockOwnerDeletion != nil {
+				m["blockOwnerDeletion"] = *r.BlockOwnerDeletion
+			}
+			refs[i] = m
+		}
+		meta["ownerReferences"] = refs
+	}
+	obj["metadata"] = meta
+}
+
+func anyMap(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
 
 // compactRendered is the rendered cache's transform: managedFields dropped, but for what
 // upgradeCreated needs of an object Gantry created and has not written since
-// (createdEntries, kept in the JSON), and the object compacted. Anything that is not an object (a tombstone) is left alone.
+// (createdEntries, kept in the JSON's metadata), and the object compacted. Anything that is not an
+// unstructured object (a tombstone, an object compacted already) is left alone.
 func compactRendered(obj any) (any, error) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
 		return obj, nil
 	}
-	if _, done := u.Object[compactKey].(json.Number); done {
-		return u, nil // already compacted: the transform may see an object twice
-	}
-	out, rest := map[string]any{}, map[string]any{}
-	if meta, ok := u.Object["metadata"].(map[string]any); ok {
-		if kept := createdEntries(meta); kept != nil {
-			rest[entriesKey] = kept
-		}
-		delete(meta, "managedFields")
-	}
+	c := &compactObject{}
+	rest := make(map[string]any, len(u.Object))
 	for k, v := range u.Object {
-		if k == "apiVersion" || k == "kind" || k == "metadata" {
-			out[k] = v
+		rest[k] = v
+	}
+	if s, ok := rest["apiVersion"].(string); ok {
+		c.APIVersion = intern(s)
+		delete(rest, "apiVersion")
+	}
+	if s, ok := rest["kind"].(string); ok {
+		c.Kind = intern(s)
+		delete(rest, "kind")
+	}
+	if meta, ok := u.Object["metadata"].(map[string]any); ok {
+		m := make(map[string]any, len(meta))
+		for k, v := range meta {
+			m[k] = v
+		}
+		if kept := createdEntries(m); kept != nil {
+			m["managedFields"] = kept
 		} else {
-			rest[k] = v
+			delete(m, "managedFields")
+		}
+		c.takeMeta(m)
+		if len(m) == 0 {
+			delete(rest, "metadata")
+		} else {
+			rest["metadata"] = m
 		}
 	}
-	if len(rest) == 0 {
-		return u, nil
+	if len(rest) > 0 {
+		raw, err := json.Marshal(rest)
+		if err != nil {
+			return nil, fmt.Errorf("compact %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+		}
+		c.rest = string(raw)
 	}
-	raw, err := json.Marshal(rest)
-	if err != nil {
-		return nil, fmt.Errorf("compact %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
-	}
-	out[compactKey] = json.Number(raw)
-	return &unstructured.Unstructured{Object: out}, nil
+	return c, nil
 }
 
-// expand turns a compacted object, a copy the cache handed out, back into the object the API
-// server returned (managedFields reduced). Numbers come back as the watch decoded them: int64
-// for integers, float64 otherwise.
-func expand(u *unstructured.Unstructured) error {
-	raw, ok := u.Object[compactKey].(json.Number)
-	if !ok {
-		return nil
-	}
-	var rest map[string]any
-	if err := utiljson.Unmarshal([]byte(raw), &rest); err != nil {
-		return fmt.Errorf("expand %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
-	}
-	delete(u.Object, compactKey)
-	maps.Copy(u.Object, rest)
-	if kept, ok := u.Object[entriesKey]; ok {
-		delete(u.Object, entriesKey)
-		if meta, ok := u.Object["metadata"].(map[string]any); ok {
-			meta["managedFields"] = kept
+// takeMeta moves the fields the typed metadata holds out of meta, each only if it has the type
+// the API server sends (anything else stays in meta, and so in the JSON).
+func (c *compactObject) takeMeta(meta map[string]any) {
+	// A Gateway's objects share its name and namespace: interned. An empty string stays in
+	// meta, so that the typed field's "" means absent.
+	for k, dst := range map[string]*string{"name": &c.Name, "namespace": &c.Namespace, "resourceVersion": &c.ResourceVersion} {
+		if s, ok := meta[k].(string); ok && s != "" {
+			*dst = s
+			delete(meta, k)
 		}
 	}
-	return nil
+	c.Name, c.Namespace = intern(c.Name), intern(c.Namespace)
+	if s, ok := meta["uid"].(string); ok && s != "" {
+		c.UID = types.UID(s)
+		delete(meta, "uid")
+	}
+	if m, ok := stringMap(meta["labels"]); ok {
+		c.Labels = m
+		delete(meta, "labels")
+	}
+	if m, ok := stringMap(meta["annotations"]); ok {
+		c.Annotations = m
+		delete(meta, "annotations")
+	}
+	if refs, ok := ownerRefs(meta["ownerReferences"]); ok {
+		c.OwnerReferences = refs
+		delete(meta, "ownerReferences")
+	}
+}
+
+// stringMap converts a map of strings, its keys and values interned: the same label keys and
+// template names recur on every object, and a Gateway's name on each of its objects.
+func stringMap(v any) (map[string]string, bool) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		s, ok := v.(string)
+		if !ok {
+			return nil, false
+		}
+		out[intern(k)] = intern(s)
+	}
+	return out, true
+}
+
+// ownerRefs converts ownerReferences that hold only the fields OwnerReference has, of their
+// types; anything else is left as it is.
+func ownerRefs(v any) ([]metav1.OwnerReference, bool) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	out := make([]metav1.OwnerReference, len(list))
+	for i, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		r := &out[i]
+		// The four strings are required fields: one missing would come back as "".
+		for _, k := range []string{"apiVersion", "kind", "name", "uid"} {
+			if _, ok := m[k]; !ok {
+				return nil, false
+			}
+		}
+		for k, v := range m {
+			switch k {
+			case "apiVersion", "kind", "name", "uid":
+				s, ok := v.(string)
+				if !ok {
+					return nil, false
+				}
+				switch k {
+				case "apiVersion":
+					r.APIVersion = intern(s)
+				case "kind":
+					r.Kind = intern(s)
+				case "name":
+					r.Name = intern(s)
+				case "uid":
+					r.UID = types.UID(s)
+				}
+			case "controller", "blockOwnerDeletion":
+				b, ok := v.(bool)
+				if !ok {
+					return nil, false
+				}
+				if k == "controller" {
+					r.Controller = &b
+				} else {
+					r.BlockOwnerDeletion = &b
+				}
+			default:
+				return nil, false
+			}
+		}
+	}
+	return out, true
+}
+
+// intern returns the one copy of s the process keeps while anything holds it.
+func intern(s string) string {
+	if s == "" {
+		return s
+	}
+	return unique.Make(s).Value()
 }

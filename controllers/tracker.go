@@ -85,11 +85,9 @@ func (t *tracker) applied(o *unstructured.Unstructured) {
 
 // echo reports whether an object is exactly as Gantry's last apply left it.
 func (t *tracker) echo(o client.Object) bool {
-	u, ok := o.(*unstructured.Unstructured)
-	if !ok {
-		return false
-	}
-	k, rv := wroteHash(keyOf(u)), maphash.String(wroteSeed, o.GetResourceVersion())
+	// The cache's object (compact.go), not an unstructured one: its key from its accessors.
+	k := wroteHash(objectKey{o.GetObjectKind().GroupVersionKind().GroupKind(), types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}})
+	rv := maphash.String(wroteSeed, o.GetResourceVersion())
 	t.wroteMu.Lock()
 	defer t.wroteMu.Unlock()
 	got, ok := t.wrote[k]
@@ -227,11 +225,8 @@ func (t *tracker) owned(ctx context.Context, proof ownerProof) ([]*unstructured.
 			return nil, fmt.Errorf("list %s: %w", gvk.Kind, err)
 		}
 		for i := range list.Items {
+			// The list's items are the cache's copies, expanded (compact.go).
 			if proof.proves(&list.Items[i]) {
-				// The list is the cache's copy: expanding it leaves the cache compact.
-				if err := expand(&list.Items[i]); err != nil {
-					return nil, err
-				}
 				out = append(out, &list.Items[i])
 			}
 		}
