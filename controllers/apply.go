@@ -328,16 +328,18 @@ func (r *GatewayReconciler) applyUnit(ctx context.Context, gw *gwv1.Gateway, uni
 	applyErrs := make([]error, len(write))
 	for i, o := range write {
 		wg.Go(func() {
+			done := r.tracker.writing(o)
 			// After a dry-run, its conflicts are known: force at once.
 			took, err := r.applyOne(ctx, o, dryRun)
 			if !dryRun {
 				taken[i] = took
 			}
 			if err != nil {
+				done(nil)
 				applyErrs[i] = fmt.Errorf("apply %s: %w", keyOf(o), err)
 				return
 			}
-			r.tracker.applied(o) // the apply wrote the server's answer, resourceVersion included, into o
+			done(o) // the apply wrote the server's answer, resourceVersion included, into o
 		})
 	}
 	wg.Wait()

@@ -87,12 +87,15 @@ func (r *GatewayReconciler) createUnit(ctx context.Context, objs []*unstructured
 	for i, o := range objs {
 		wg.Go(func() {
 			c := o.DeepCopy()
+			done := r.tracker.writing(c)
 			// Strict, as an apply is: a create otherwise drops a field the schema does not
 			// know (a blueprint's typo) with only a warning.
 			if err := r.Client.Create(ctx, c, client.FieldOwner(FieldManager), client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
+				done(nil)
 				errs[i] = err
 				return
 			}
+			done(c)
 			created[i] = c
 		})
 	}
@@ -105,7 +108,6 @@ func (r *GatewayReconciler) createUnit(ctx context.Context, objs []*unstructured
 	if !failed {
 		keys := make([]objectKey, len(created))
 		for i, c := range created {
-			r.tracker.applied(c)
 			keys[i] = keyOf(c)
 		}
 		return keys, nil
@@ -221,10 +223,12 @@ func (r *GatewayReconciler) upgradeCreated(ctx context.Context, live *unstructur
 			return err
 		}
 		renamed := target.DeepCopy()
+		done := r.tracker.writing(renamed) // its watch event is Gantry's own
 		if err := r.Client.Patch(ctx, renamed, client.RawPatch(types.JSONPatchType, patch)); err == nil {
-			r.tracker.applied(renamed) // its watch event is Gantry's own
+			done(renamed)
 			return nil
 		}
+		done(nil)
 	}
 	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(target), target); err != nil {
 		return fmt.Errorf("read %s to move its fields to Gantry's apply: %w", keyOf(live), err)
@@ -233,9 +237,11 @@ func (r *GatewayReconciler) upgradeCreated(ctx context.Context, live *unstructur
 	if err != nil || patch == nil {
 		return err
 	}
+	done := r.tracker.writing(target)
 	if err := r.Client.Patch(ctx, target, client.RawPatch(types.JSONPatchType, patch)); err != nil {
+		done(nil)
 		return fmt.Errorf("move the fields of %s to Gantry's apply: %w", keyOf(live), err)
 	}
-	r.tracker.applied(target)
+	done(target)
 	return nil
 }

@@ -98,6 +98,7 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 	bps := &blueprintCache{}
 	b := &board{}
 	policyEvents := make(chan event.GenericEvent, 1024)
+	drift := make(chan event.GenericEvent, 1024)
 	routes := &routeBoard{routes: map[string]chan<- event.GenericEvent{}}
 	routeEvents := map[string]chan event.GenericEvent{}
 	for _, k := range append([]routeKind{httpRoutes}, kinds...) {
@@ -109,7 +110,7 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		RenderLimits: opts.RenderLimits, outputs: render.NewOutputMemory(opts.RenderMemory),
 		Recorder: mgr.GetEventRecorder("gantry"), mapper: mgr.GetRESTMapper(),
 		routes:     routes,
-		tracker:    &tracker{cache: rendered, mapper: mgr.GetRESTMapper(), reader: mgr.GetClient(), routeKinds: kinds, watched: map[schema.GroupVersionKind]bool{}},
+		tracker:    &tracker{cache: rendered, mapper: mgr.GetRESTMapper(), reader: mgr.GetClient(), routeKinds: kinds, watched: map[schema.GroupVersionKind]bool{}, drift: drift},
 		blueprints: bps, board: b, policies: policyEvents,
 	}
 	gr.listenerSets = listenerSets
@@ -138,6 +139,8 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		// Routes' backends, which route templates see in .Backends: a Service appearing or
 		// going (its metadata is enough).
 		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(m.serviceGateways), builder.OnlyMetadata, builder.WithPredicates(createOrDelete))
+	// Changes to rendered objects that arrived while Gantry was writing them (tracker.writing).
+	gatewayBuilder = gatewayBuilder.WatchesRawSource(source.Channel(drift, handler.EnqueueRequestsFromMapFunc(gr.tracker.gatewayOf)))
 	for _, k := range kinds {
 		gatewayBuilder = gatewayBuilder.Watches(k.object(), handler.EnqueueRequestsFromMapFunc(m.anyRouteGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{}))
 	}

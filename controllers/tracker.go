@@ -56,6 +56,19 @@ type tracker struct {
 	// of create.go, then the apply), and both echoes are Gantry's own.
 	wroteMu sync.Mutex
 	wrote   map[uint64][2]uint64
+	// inflight holds the objects being written: a write's watch event can arrive before its
+	// answer does (the API server sends both at once), and would then not be known as Gantry's
+	// own. Such events are held until the write's answer, then dropped if they echo it and
+	// passed on through drift if not.
+	inflight map[uint64]*flight
+	// drift takes the held events of changes that were not Gantry's, to the Gateway's queue.
+	drift chan<- event.GenericEvent
+}
+
+// flight is one object's writes under way and the events that arrived meanwhile.
+type flight struct {
+	writes int
+	held   []client.Object
 }
 
 // wroteSeed seeds wroteHash for the process.
@@ -72,26 +85,73 @@ func wroteHash(k objectKey) uint64 {
 	return h.Sum64()
 }
 
-// applied records the resourceVersion an apply returned.
-func (t *tracker) applied(o *unstructured.Unstructured) {
-	k, rv := wroteHash(keyOf(o)), maphash.String(wroteSeed, o.GetResourceVersion())
+// writing marks a write of the object o names as under way, until the returned function is
+// called with what the write returned (nil if it failed): that records the resourceVersion the
+// write left, and passes on the events held meanwhile that were not its own.
+func (t *tracker) writing(o *unstructured.Unstructured) (done func(written *unstructured.Unstructured)) {
+	k := wroteHash(keyOf(o))
 	t.wroteMu.Lock()
-	defer t.wroteMu.Unlock()
+	if t.inflight == nil {
+		t.inflight = map[uint64]*flight{}
+	}
+	f := t.inflight[k]
+	if f == nil {
+		f = &flight{}
+		t.inflight[k] = f
+	}
+	f.writes++
+	t.wroteMu.Unlock()
+	return func(written *unstructured.Unstructured) {
+		t.wroteMu.Lock()
+		if written != nil {
+			t.recordLocked(k, written.GetResourceVersion())
+		}
+		var foreign []client.Object
+		if f.writes--; f.writes == 0 {
+			delete(t.inflight, k)
+			for _, e := range f.held {
+				if !t.wroteLocked(k, e.GetResourceVersion()) {
+					foreign = append(foreign, e)
+				}
+			}
+		}
+		t.wroteMu.Unlock()
+		for _, e := range foreign {
+			if t.drift != nil {
+				t.drift <- event.GenericEvent{Object: e}
+			}
+		}
+	}
+}
+
+func (t *tracker) recordLocked(k uint64, rv string) {
 	if t.wrote == nil {
 		t.wrote = map[uint64][2]uint64{}
 	}
-	t.wrote[k] = [2]uint64{rv, t.wrote[k][0]}
+	t.wrote[k] = [2]uint64{maphash.String(wroteSeed, rv), t.wrote[k][0]}
 }
 
-// echo reports whether an object is exactly as Gantry's last apply left it.
+func (t *tracker) wroteLocked(k uint64, rv string) bool {
+	got, ok := t.wrote[k]
+	h := maphash.String(wroteSeed, rv)
+	return ok && (got[0] == h || got[1] == h)
+}
+
+// echo reports whether an object is as one of Gantry's two latest writes of it left it, or is
+// being written now (the event is then held until the write's answer, see writing).
 func (t *tracker) echo(o client.Object) bool {
 	// The cache's object (compact.go), not an unstructured one: its key from its accessors.
 	k := wroteHash(objectKey{o.GetObjectKind().GroupVersionKind().GroupKind(), types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}})
-	rv := maphash.String(wroteSeed, o.GetResourceVersion())
 	t.wroteMu.Lock()
 	defer t.wroteMu.Unlock()
-	got, ok := t.wrote[k]
-	return ok && (got[0] == rv || got[1] == rv)
+	if t.wroteLocked(k, o.GetResourceVersion()) {
+		return true
+	}
+	if f := t.inflight[k]; f != nil {
+		f.held = append(f.held, o)
+		return true
+	}
+	return false
 }
 
 // forgetApplied drops the record of a deleted object.
