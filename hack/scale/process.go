@@ -301,6 +301,25 @@ func (p *controllerProcess) metric(key string) float64 {
 	return m[key]
 }
 
+// idle reports whether the Gateway controller has nothing queued and no reconcile under way.
+func (p *controllerProcess) idle() bool {
+	m, err := p.scrape()
+	if err != nil {
+		return false
+	}
+	workers, ok := m["controller_runtime_active_workers,controller=gateway"]
+	if !ok {
+		return false
+	}
+	queued := 0.0
+	for k, v := range m {
+		if strings.HasPrefix(k, "workqueue_depth,") && strings.Contains(k, ",controller=gateway") {
+			queued += v
+		}
+	}
+	return workers == 0 && queued == 0
+}
+
 // reconciles is how many Gateway reconciles this process finished.
 func (p *controllerProcess) reconciles() int {
 	return int(p.metric("gantry_reconcile_duration_seconds,controller=gateway,count"))

@@ -59,10 +59,10 @@ func TestChartGoRuntimeEnv(t *testing.T) {
 		}
 		return out
 	}
-	if got := env(nil); len(got) != 1 || got["GOMEMLIMIT"] != "690MiB" {
-		t.Errorf("default env %v, want only GOMEMLIMIT=690MiB", got)
+	if got := env(nil); len(got) != 1 || got["GOMEMLIMIT"] != "360MiB" {
+		t.Errorf("default env %v, want only GOMEMLIMIT=360MiB", got)
 	}
-	if got := env(map[string]any{"goGC": "50"}); got["GOGC"] != "50" || got["GOMEMLIMIT"] != "690MiB" {
+	if got := env(map[string]any{"goGC": "50"}); got["GOGC"] != "50" || got["GOMEMLIMIT"] != "360MiB" {
 		t.Errorf("env with goGC 50: %v", got)
 	}
 	if got := env(map[string]any{"goMemLimit": "", "goGC": ""}); len(got) != 0 {
