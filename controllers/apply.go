@@ -328,7 +328,7 @@ func (r *GatewayReconciler) applyUnit(ctx context.Context, gw *gwv1.Gateway, uni
 	applyErrs := make([]error, len(write))
 	for i, o := range write {
 		wg.Go(func() {
-			done := r.tracker.writing(o)
+			done := r.tracker.writing(ctx, o)
 			// After a dry-run, its conflicts are known: force at once.
 			took, err := r.applyOne(ctx, o, dryRun)
 			if !dryRun {

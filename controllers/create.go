@@ -87,7 +87,7 @@ func (r *GatewayReconciler) createUnit(ctx context.Context, objs []*unstructured
 	for i, o := range objs {
 		wg.Go(func() {
 			c := o.DeepCopy()
-			done := r.tracker.writing(c)
+			done := r.tracker.writing(ctx, c)
 			// Strict, as an apply is: a create otherwise drops a field the schema does not
 			// know (a blueprint's typo) with only a warning.
 			if err := r.Client.Create(ctx, c, client.FieldOwner(FieldManager), client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
@@ -223,7 +223,7 @@ func (r *GatewayReconciler) upgradeCreated(ctx context.Context, live *unstructur
 			return err
 		}
 		renamed := target.DeepCopy()
-		done := r.tracker.writing(renamed) // its watch event is Gantry's own
+		done := r.tracker.writing(ctx, renamed) // its watch event is Gantry's own
 		if err := r.Client.Patch(ctx, renamed, client.RawPatch(types.JSONPatchType, patch)); err == nil {
 			done(renamed)
 			return nil
@@ -237,7 +237,7 @@ func (r *GatewayReconciler) upgradeCreated(ctx context.Context, live *unstructur
 	if err != nil || patch == nil {
 		return err
 	}
-	done := r.tracker.writing(target)
+	done := r.tracker.writing(ctx, target)
 	if err := r.Client.Patch(ctx, target, client.RawPatch(types.JSONPatchType, patch)); err != nil {
 		done(nil)
 		return fmt.Errorf("move the fields of %s to Gantry's apply: %w", keyOf(live), err)

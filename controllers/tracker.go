@@ -88,7 +88,10 @@ func wroteHash(k objectKey) uint64 {
 // writing marks a write of the object o names as under way, until the returned function is
 // called with what the write returned (nil if it failed): that records the resourceVersion the
 // write left, and passes on the events held meanwhile that were not its own.
-func (t *tracker) writing(o *unstructured.Unstructured) (done func(written *unstructured.Unstructured)) {
+//
+// Passing them on waits for room in the channel, or for ctx to end (a shutdown: the next start
+// lists and reconciles everything anyway).
+func (t *tracker) writing(ctx context.Context, o *unstructured.Unstructured) (done func(written *unstructured.Unstructured)) {
 	k := wroteHash(keyOf(o))
 	t.wroteMu.Lock()
 	if t.inflight == nil {
@@ -117,8 +120,13 @@ func (t *tracker) writing(o *unstructured.Unstructured) (done func(written *unst
 		}
 		t.wroteMu.Unlock()
 		for _, e := range foreign {
-			if t.drift != nil {
-				t.drift <- event.GenericEvent{Object: e}
+			if t.drift == nil {
+				return
+			}
+			select {
+			case t.drift <- event.GenericEvent{Object: e}:
+			case <-ctx.Done():
+				return
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"context"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -47,7 +48,7 @@ func TestEventDuringWriteIsHeld(t *testing.T) {
 		t.Fatal("an event with no write under way is taken for Gantry's own")
 	}
 
-	done := tr.writing(obj(""))
+	done := tr.writing(context.Background(), obj(""))
 	if !tr.echo(cached("5")) {
 		t.Fatal("the event of an object being written is not held")
 	}
@@ -59,14 +60,14 @@ func TestEventDuringWriteIsHeld(t *testing.T) {
 		t.Error("the write's echo arriving after its answer is not known as Gantry's own")
 	}
 
-	done = tr.writing(obj("5"))
+	done = tr.writing(context.Background(), obj("5"))
 	tr.echo(cached("6")) // someone else's change, seen while Gantry writes
 	done(obj("7"))
 	if got := passed(); len(got) != 1 || got[0] != "6" {
 		t.Errorf("a change of someone else's held during a write: passed on %v, want [6]", got)
 	}
 
-	done = tr.writing(obj("7"))
+	done = tr.writing(context.Background(), obj("7"))
 	tr.echo(cached("8"))
 	done(nil) // the write failed: whatever happened meanwhile was not Gantry's
 	if got := passed(); len(got) != 1 || got[0] != "8" {
