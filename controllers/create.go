@@ -76,8 +76,8 @@ var errNameTaken = errors.New("a name of the unit is taken")
 
 // createUnit creates objs, all of which the cache does not hold, at once. On any failure the
 // objects it created are deleted again; a taken name returns errNameTaken (after that
-// rollback), any other failure the API server's refusals. objs are not changed: the careful
-// path may apply them after.
+// rollback), any other failure the API server's refusals. objs are changed only when all were
+// created, to the API server's answers: after a failure the careful path may apply them.
 func (r *GatewayReconciler) createUnit(ctx context.Context, objs []*unstructured.Unstructured) ([]objectKey, error) {
 	var (
 		wg      sync.WaitGroup
@@ -109,6 +109,9 @@ func (r *GatewayReconciler) createUnit(ctx context.Context, objs []*unstructured
 		keys := make([]objectKey, len(created))
 		for i, c := range created {
 			keys[i] = keyOf(c)
+			// The API server's answer, as an apply leaves it in its object: what the Gateway's
+			// status says of the object's health is computed from it, not from what was sent.
+			objs[i].Object = c.Object
 		}
 		return keys, nil
 	}

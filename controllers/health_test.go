@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"gantry.dev/gantry/controllers"
@@ -74,4 +76,41 @@ spec:
 		s.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded", Message: "ReplicaSet has timed out progressing"}}
 	})
 	healthy(metav1.ConditionFalse, controllers.ReasonFailed, "Deployment "+ns+"/proxy")
+}
+
+// TestHealthOfAFirstRenderIsTheLiveObjects: the Healthy condition written after a first render
+// says what kstatus says of the objects as the API server holds them, with no other reconcile
+// to put it right. The oracle is controllers.Health over the objects read back from the API
+// server. A first render is created (create.go); its health was computed from the objects as
+// sent, without the cluster IP the API server gives a Service, and said it was not ready.
+func TestHealthOfAFirstRenderIsTheLiveObjects(t *testing.T) {
+	ctx := t.Context()
+	ns := namespace(t, nil)
+	class := setup(t, ns, blueprint("health-first", "", map[string]string{
+		"cm":  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: config\ndata:\n  a: b\n",
+		"svc": "apiVersion: v1\nkind: Service\nmetadata:\n  name: lb\nspec:\n  type: LoadBalancer\n  ports: [{port: 80}]\n",
+	}))
+	create(t, gateway(ns, "web", class))
+	gw := waitGateway(t, ns, "web", "Programmed", metav1.ConditionTrue, "Programmed")
+	var live []*unstructured.Unstructured
+	for _, k := range []struct{ apiVersion, kind, name string }{{"v1", "ConfigMap", "config"}, {"v1", "Service", "lb"}} {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion(k.apiVersion)
+		u.SetKind(k.kind)
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: k.name}, u); err != nil {
+			t.Fatal(err)
+		}
+		live = append(live, u)
+	}
+	want := metav1.ConditionTrue
+	for _, h := range controllers.Health(live) {
+		t.Logf("live: %s %s %s", h.Object, h.Status, h.Message)
+		if h.Status != status.CurrentStatus {
+			want = metav1.ConditionFalse
+		}
+	}
+	c := meta.FindStatusCondition(gw.Status.Conditions, controllers.ConditionHealthy)
+	if c == nil || c.Status != want {
+		t.Errorf("Healthy = %+v, want %s as the live objects are", c, want)
+	}
 }
