@@ -30,7 +30,13 @@ import (
 // deep-copies with DeepCopyObject and assigns the result to what the caller asked for, so a copy
 // that is an *unstructured.Unstructured is what a List of unstructured objects expects.
 
-// compactObject is a rendered object as the cache keeps it.
+// compactObject is a rendered object as the cache keeps it. Read through its accessors, only
+// the typed fields below are there: generation, creationTimestamp, deletionTimestamp, finalizers
+// and the like read as empty until a copy out of the cache expands the object. Nothing reads
+// them of a cached object (the event handlers, the indexes and the selectors read names,
+// labels, annotations, owner references and the resourceVersion); a predicate that would must
+// expand first. client-go's cache mutation detector (KUBE_CACHE_MUTATION_DETECTOR, a debugging
+// aid) compares a copy with the cached object and so cannot be used with this cache.
 type compactObject struct {
 	metav1.TypeMeta
 	// ObjectMeta holds name, namespace, uid, resourceVersion, labels, annotations and
@@ -268,7 +274,10 @@ func ownerRefs(v any) ([]metav1.OwnerReference, bool) {
 	return out, true
 }
 
-// intern returns the one copy of s the process keeps while anything holds it.
+// intern returns the runtime's canonical copy of s (unique.Make). The runtime keeps it only while
+// a unique.Handle does, and none is kept: objects decoded close together (a list, a burst of
+// events, within one garbage collection cycle) share their strings; after a cycle, a new copy.
+// Weak on purpose: strings a tenant's objects bring are not kept after the objects are gone.
 func intern(s string) string {
 	if s == "" {
 		return s

@@ -65,11 +65,17 @@ type tracker struct {
 	drift chan<- event.GenericEvent
 }
 
-// flight is one object's writes under way and the events that arrived meanwhile.
+// flight is one object's writes under way and the events that arrived meanwhile: the first
+// maxHeld, and the newest in the last place (a tenant editing the object in a loop during a
+// slow write holds no more than that). Any beyond maxHeld counts as someone else's change.
 type flight struct {
-	writes int
-	held   []client.Object
+	writes   int
+	held     []client.Object
+	overflow bool
 }
+
+// maxHeld bounds the events one flight holds.
+const maxHeld = 8
 
 // wroteSeed seeds wroteHash for the process.
 var wroteSeed = maphash.MakeSeed()
@@ -109,24 +115,24 @@ func (t *tracker) writing(ctx context.Context, o *unstructured.Unstructured) (do
 		if written != nil {
 			t.recordLocked(k, written.GetResourceVersion())
 		}
-		var foreign []client.Object
+		foreign := false
+		var newest client.Object
 		if f.writes--; f.writes == 0 {
 			delete(t.inflight, k)
+			foreign = f.overflow
 			for _, e := range f.held {
-				if !t.wroteLocked(k, e.GetResourceVersion()) {
-					foreign = append(foreign, e)
-				}
+				foreign = foreign || !t.wroteLocked(k, e.GetResourceVersion())
+			}
+			if len(f.held) > 0 {
+				newest = f.held[len(f.held)-1]
 			}
 		}
 		t.wroteMu.Unlock()
-		for _, e := range foreign {
-			if t.drift == nil {
-				return
-			}
+		// One event is enough: they are all of one object, and the newest says it as it is.
+		if foreign && t.drift != nil {
 			select {
-			case t.drift <- event.GenericEvent{Object: e}:
+			case t.drift <- event.GenericEvent{Object: newest}:
 			case <-ctx.Done():
-				return
 			}
 		}
 	}
@@ -156,7 +162,11 @@ func (t *tracker) echo(o client.Object) bool {
 		return true
 	}
 	if f := t.inflight[k]; f != nil {
-		f.held = append(f.held, o)
+		if len(f.held) < maxHeld {
+			f.held = append(f.held, o)
+		} else {
+			f.held[maxHeld-1], f.overflow = o, true
+		}
 		return true
 	}
 	return false

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -72,6 +73,19 @@ func TestEventDuringWriteIsHeld(t *testing.T) {
 	done(nil) // the write failed: whatever happened meanwhile was not Gantry's
 	if got := passed(); len(got) != 1 || got[0] != "8" {
 		t.Errorf("an event held during a failed write: passed on %v, want [8]", got)
+	}
+	// A write during which the object changes again and again holds maxHeld events and passes
+	// on one, the newest.
+	done = tr.writing(context.Background(), obj("7"))
+	for i := range 3 * maxHeld {
+		tr.echo(cached(fmt.Sprint(100 + i)))
+	}
+	if n := len(tr.inflight[wroteHash(keyOf(obj("")))].held); n != maxHeld {
+		t.Errorf("a flight holds %d events, want at most %d", n, maxHeld)
+	}
+	done(obj("100")) // even if the write's own version is among them
+	if got, want := passed(), fmt.Sprint(100+3*maxHeld-1); len(got) != 1 || got[0] != want {
+		t.Errorf("many changes during a write: passed on %v, want [%s]", got, want)
 	}
 	if tr.echo(cached("9")) {
 		t.Error("an event after the write ended is still held")
