@@ -154,8 +154,7 @@ func (t *tracker) wroteLocked(k uint64, rv string) bool {
 // echo reports whether an object is as one of Gantry's two latest writes of it left it, or is
 // being written now (the event is then held until the write's answer, see writing).
 func (t *tracker) echo(o client.Object) bool {
-	// The cache's object (compact.go), not an unstructured one: its key from its accessors.
-	k := wroteHash(objectKey{o.GetObjectKind().GroupVersionKind().GroupKind(), types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}})
+	k := wroteHash(cachedKey(o))
 	t.wroteMu.Lock()
 	defer t.wroteMu.Unlock()
 	if t.wroteLocked(k, o.GetResourceVersion()) {
@@ -170,6 +169,12 @@ func (t *tracker) echo(o client.Object) bool {
 		return true
 	}
 	return false
+}
+
+// cachedKey is the key of an object of the rendered cache (compact.go), read through its
+// accessors.
+func cachedKey(o client.Object) objectKey {
+	return objectKey{o.GetObjectKind().GroupVersionKind().GroupKind(), types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}}
 }
 
 // forgetApplied drops the record of a deleted object.
@@ -228,6 +233,8 @@ func (t *tracker) watch(ctx context.Context, gvks ...schema.GroupVersionKind) er
 		notEcho := predicate.Funcs{
 			CreateFunc: func(e event.CreateEvent) bool { return !t.echo(e.Object) },
 			UpdateFunc: func(e event.UpdateEvent) bool { return !t.echo(e.ObjectNew) },
+			// Whoever deleted it (Gantry's prune forgets it too), its record goes with it.
+			DeleteFunc: func(e event.DeleteEvent) bool { t.forgetApplied(cachedKey(e.Object)); return true },
 		}
 		if err := t.ctrl.Watch(source.Kind[client.Object](t.cache, u, h, notEcho)); err != nil {
 			return fmt.Errorf("watch %s: %w", gvk, err)

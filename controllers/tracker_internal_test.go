@@ -94,3 +94,27 @@ func TestEventDuringWriteIsHeld(t *testing.T) {
 		t.Errorf("writes under way left behind: %d", len(tr.inflight))
 	}
 }
+
+// TestDeletedObjectIsForgotten: the record of Gantry's writes loses an object with its delete
+// event, whoever deleted it, not only with Gantry's own prune.
+func TestDeletedObjectIsForgotten(t *testing.T) {
+	tr := &tracker{}
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("v1")
+	u.SetKind("ConfigMap")
+	u.SetNamespace("ns")
+	u.SetName("a")
+	u.SetResourceVersion("3")
+	tr.writing(context.Background(), u)(u)
+	if len(tr.wrote) != 1 {
+		t.Fatalf("a write recorded %d entries", len(tr.wrote))
+	}
+	c, err := compactRendered(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.forgetApplied(cachedKey(c.(client.Object)))
+	if len(tr.wrote) != 0 {
+		t.Errorf("the deleted object's record stays: %d entries", len(tr.wrote))
+	}
+}
