@@ -86,9 +86,9 @@ func (c *compactObject) putMeta(obj, meta map[string]any) {
 	if c.Kind != "" {
 		obj["kind"] = c.Kind
 	}
-	for k, v := range map[string]string{"name": c.Name, "namespace": c.Namespace, "uid": string(c.UID), "resourceVersion": c.ResourceVersion} {
-		if v != "" {
-			meta[k] = v
+	for _, f := range [...]struct{ k, v string }{{"name", c.Name}, {"namespace", c.Namespace}, {"uid", string(c.UID)}, {"resourceVersion", c.ResourceVersion}} {
+		if f.v != "" {
+			meta[f.k] = f.v
 		}
 	}
 	if c.Labels != nil {
@@ -131,11 +131,9 @@ func compactRendered(obj any) (any, error) {
 	if !ok {
 		return obj, nil
 	}
+	// The transform owns what the watch decoded: its maps are taken apart in place.
 	c := &compactObject{}
-	rest := make(map[string]any, len(u.Object))
-	for k, v := range u.Object {
-		rest[k] = v
-	}
+	rest := u.Object
 	if s, ok := rest["apiVersion"].(string); ok {
 		c.APIVersion = intern(s)
 		delete(rest, "apiVersion")
@@ -144,11 +142,7 @@ func compactRendered(obj any) (any, error) {
 		c.Kind = intern(s)
 		delete(rest, "kind")
 	}
-	if meta, ok := u.Object["metadata"].(map[string]any); ok {
-		m := make(map[string]any, len(meta))
-		for k, v := range meta {
-			m[k] = v
-		}
+	if m, ok := rest["metadata"].(map[string]any); ok {
 		if kept := createdEntries(m); kept != nil {
 			m["managedFields"] = kept
 		} else {
@@ -164,7 +158,7 @@ func compactRendered(obj any) (any, error) {
 	if len(rest) > 0 {
 		raw, err := json.Marshal(rest)
 		if err != nil {
-			return nil, fmt.Errorf("compact %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+			return nil, fmt.Errorf("compact %s %s/%s: %w", c.Kind, c.Namespace, c.Name, err)
 		}
 		c.rest = string(raw)
 	}
@@ -176,10 +170,13 @@ func compactRendered(obj any) (any, error) {
 func (c *compactObject) takeMeta(meta map[string]any) {
 	// A Gateway's objects share its name and namespace: interned. An empty string stays in
 	// meta, so that the typed field's "" means absent.
-	for k, dst := range map[string]*string{"name": &c.Name, "namespace": &c.Namespace, "resourceVersion": &c.ResourceVersion} {
-		if s, ok := meta[k].(string); ok && s != "" {
-			*dst = s
-			delete(meta, k)
+	for _, f := range [...]struct {
+		k   string
+		dst *string
+	}{{"name", &c.Name}, {"namespace", &c.Namespace}, {"resourceVersion", &c.ResourceVersion}} {
+		if s, ok := meta[f.k].(string); ok && s != "" {
+			*f.dst = s
+			delete(meta, f.k)
 		}
 	}
 	c.Name, c.Namespace = intern(c.Name), intern(c.Namespace)
