@@ -97,6 +97,13 @@ func wroteHash(k objectKey) uint64 {
 //
 // Passing them on waits for room in the channel, or for ctx to end (a shutdown: the next start
 // lists and reconciles everything anyway).
+//
+// One case is taken for Gantry's own and is not: an apply that changes nothing answers with the
+// version the object already had. Gantry applies only what its cache shows to differ, so that
+// takes another writer making the very change Gantry was about to make, between Gantry's read
+// and its apply; that writer's event is then dropped. What Gantry's fields hold is right either
+// way, and health is computed from the answer; only a template reading the object through
+// .Resources sees the other writer's change late, at the Gateway's next reconcile.
 func (t *tracker) writing(ctx context.Context, o *unstructured.Unstructured) (done func(written *unstructured.Unstructured)) {
 	k := wroteHash(keyOf(o))
 	t.wroteMu.Lock()

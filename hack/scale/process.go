@@ -123,8 +123,9 @@ type controllerProcess struct {
 	peakHeap float64
 }
 
-// chartEnv is the environment the chart gives the controller by default: GOMEMLIMIT from
-// values.yaml's goMemLimit, so that the garbage collector works as it does in a default install.
+// chartEnv is the environment the chart gives the controller by default: GOMEMLIMIT and GOGC
+// from values.yaml's goMemLimit and goGC, so that the garbage collector works as it does in a
+// default install.
 func chartEnv() ([]string, error) {
 	b, err := os.ReadFile(filepath.Join(testenv.Root(), "charts", "gantry", "values.yaml"))
 	if err != nil {
@@ -132,14 +133,19 @@ func chartEnv() ([]string, error) {
 	}
 	var values struct {
 		GoMemLimit string `json:"goMemLimit"`
+		GoGC       string `json:"goGC"`
 	}
 	if err := yaml.Unmarshal(b, &values); err != nil {
 		return nil, fmt.Errorf("charts/gantry/values.yaml: %w", err)
 	}
-	if values.GoMemLimit == "" {
-		return nil, nil
+	var env []string
+	if values.GoMemLimit != "" {
+		env = append(env, "GOMEMLIMIT="+values.GoMemLimit)
 	}
-	return []string{"GOMEMLIMIT=" + values.GoMemLimit}, nil
+	if values.GoGC != "" {
+		env = append(env, "GOGC="+values.GoGC)
+	}
+	return env, nil
 }
 
 // startControllerProcess starts the binary against kubeconfig with the harness's client limits
