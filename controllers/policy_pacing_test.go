@@ -2,13 +2,17 @@ package controllers_test
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/controllers"
 	"gantry.dev/gantry/precedence"
@@ -72,4 +76,67 @@ func TestPolicyLooksArePaced(t *testing.T) {
 	if n := burst("nothing to change"); n != 1 {
 		t.Errorf("nothing to change: five notices within %s made %d looks, want 1", interval, n)
 	}
+}
+
+// TestPolicyWaitsOnOneGateway: a look that finds a Gateway the policy may reach unreported
+// waits on that Gateway: the looks after it do not list every Gateway the policy may reach
+// again until that one has reported or is gone. Listing them on every look made a first
+// convergence's CPU grow as N² (11% of the controller's CPU at N=10,000).
+func TestPolicyWaitsOnOneGateway(t *testing.T) {
+	ns := namespace(t, nil)
+	p := gatewayClassConfig(ns, "waits", "Namespace", ns, `{"replicas": 2}`, "")
+	a, b := gateway(ns, "a", "no-such-class"), gateway(ns, "b", "no-such-class")
+	create(t, p, a, b)
+	var lists atomic.Int32
+	var mu sync.Mutex
+	reached := []types.NamespacedName{client.ObjectKeyFromObject(a), client.ObjectKeyFromObject(b)}
+	reaches := func(context.Context, client.Object) []reconcile.Request {
+		lists.Add(1)
+		mu.Lock()
+		defer mu.Unlock()
+		var out []reconcile.Request
+		for _, k := range reached {
+			out = append(out, reconcile.Request{NamespacedName: k})
+		}
+		return out
+	}
+	const interval = 50 * time.Millisecond
+	r, report := controllers.NewPolicyReconcilerForTest(k8s, precedence.KindGatewayClassConfig, interval, reaches)
+	req := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(p)}
+	// look reconciles once the interval has passed, and returns the lists made so far and
+	// whether the status was decided (no requeue).
+	look := func() (int32, bool) {
+		t.Helper()
+		time.Sleep(interval)
+		res, err := r.Reconcile(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lists.Load(), res.RequeueAfter == 0
+	}
+	want := func(phase string, wantLists int32, wantDecided bool) {
+		t.Helper()
+		if n, decided := look(); n != wantLists || decided != wantDecided {
+			t.Errorf("%s: %d lists, decided %v; want %d, %v", phase, n, decided, wantLists, wantDecided)
+		}
+	}
+	want("first look", 1, false) // a is not reported
+	want("a still not reported", 1, false)
+	want("a still not reported, again", 1, false)
+	report(client.ObjectKeyFromObject(a))
+	want("a reported", 2, false) // b is not
+	want("b still not reported", 2, false)
+	// b goes before it ever reports: the wait on it ends.
+	if err := k8s.Delete(t.Context(), b); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	reached = reached[:1]
+	mu.Unlock()
+	if err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(b), &gwv1.Gateway{})), nil
+	}); err != nil {
+		t.Fatalf("Gateway b not gone: %v", err)
+	}
+	want("b deleted", 3, true)
 }
