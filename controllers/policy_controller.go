@@ -172,47 +172,57 @@ func (r *PolicyReconciler) wait(key types.NamespacedName) time.Duration {
 // need not list every Gateway the policy may reach while that one has still not reported. In a
 // first convergence of N Gateways a class-wide policy is looked at once a MinInterval, and each
 // look that listed its N Gateways made the convergence's CPU grow as N² (the PolicyReconciler
-// was 11% of the controller's CPU in the harness's N=10,000 run). Waiting on one Gateway at a
-// time lists about log₂ N times: a Gateway found unreported is one the queue has not reached
-// yet, and by the time it has, about half of those left have been reconciled too.
+// was 11% of the controller's CPU in the harness's N=10,000 run). The cache lists in no set
+// order, so the Gateway waited for is about a random one of those the queue has not reached;
+// by the time it has, about half of them have been reconciled too: about ln N full lists in a
+// convergence, and one more each waitForAtMost.
 type waitingFor struct {
 	gw types.NamespacedName
-	// generation is the policy's when the Gateway was found: a change of target looks again.
+	// uid and generation are the policy's when the Gateway was found: a policy re-created
+	// under its name, or changed, looks again.
+	uid        types.UID
 	generation int64
 	// until bounds the wait on one Gateway: it may have left the policy's reach without
-	// reporting (its class now missing, say), and only a full look sees that.
+	// reporting (a route between them deleted, say), and only a full look sees that.
 	until time.Time
 }
 
 // waitForAtMost is how long looks trust a waitingFor.
 const waitForAtMost = 30 * time.Second
 
-func (r *PolicyReconciler) waitFor(key types.NamespacedName, generation int64, gw types.NamespacedName) {
+func (r *PolicyReconciler) waitFor(p client.Object, gw types.NamespacedName) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.waiting == nil {
 		r.waiting = map[types.NamespacedName]waitingFor{}
 	}
-	r.waiting[key] = waitingFor{gw: gw, generation: generation, until: time.Now().Add(waitForAtMost)}
+	r.waiting[client.ObjectKeyFromObject(p)] = waitingFor{gw: gw, uid: p.GetUID(), generation: p.GetGeneration(), until: time.Now().Add(waitForAtMost)}
 }
 
-// stillWaiting reports whether the policy's last look found a Gateway unreported that still
-// exists and has still not reported, for a policy of the same generation.
-func (r *PolicyReconciler) stillWaiting(ctx context.Context, key types.NamespacedName, generation int64) bool {
+// stillWaiting returns the Gateway the policy's last look found unreported, if it still exists
+// and has still not reported, and the policy is the same object at the same generation.
+func (r *PolicyReconciler) stillWaiting(ctx context.Context, p client.Object) (types.NamespacedName, bool) {
+	key := client.ObjectKeyFromObject(p)
 	r.mu.Lock()
 	w, ok := r.waiting[key]
 	r.mu.Unlock()
 	if !ok {
-		return false
+		return types.NamespacedName{}, false
 	}
-	// A Gateway deleted before it reported never will.
-	if w.generation != generation || time.Now().After(w.until) || r.board.known(w.gw) || r.Client.Get(ctx, w.gw, &gwv1.Gateway{}) != nil {
+	if w.uid != p.GetUID() || w.generation != p.GetGeneration() || time.Now().After(w.until) || r.board.known(w.gw) || !r.exists(ctx, w.gw) {
 		r.mu.Lock()
 		delete(r.waiting, key)
 		r.mu.Unlock()
-		return false
+		return types.NamespacedName{}, false
 	}
-	return true
+	return w.gw, true
+}
+
+// exists reports whether a Gateway may still report: one that does not exist never will (a
+// route's parentRef naming no Gateway, or one deleted before it reported). An error reading it
+// counts as existing: waiting is the safe side.
+func (r *PolicyReconciler) exists(ctx context.Context, gw types.NamespacedName) bool {
+	return !apierrors.IsNotFound(r.Client.Get(ctx, gw, &gwv1.Gateway{}))
 }
 
 func (r *PolicyReconciler) ancestors(ctx context.Context, p policyObject) ([]gwv1.PolicyAncestorStatus, error) {
@@ -258,18 +268,17 @@ func (r *PolicyReconciler) ancestors(ctx context.Context, p policyObject) ([]gwv
 	// may reach has reported, its outcomes are half the picture, and writing them would write
 	// a status that is about to change back.
 	if r.reaches != nil {
-		key := client.ObjectKeyFromObject(p)
-		if r.stillWaiting(ctx, key, gen) {
+		// Through its broken target the policy reaches nothing but the Gateways naming it.
+		skip := func(gw types.NamespacedName) bool { return problem != nil && !named[gw] }
+		if gw, ok := r.stillWaiting(ctx, p); ok && !skip(gw) {
 			return nil, errNotReported
 		}
 		for _, gw := range r.reaches(ctx, p) {
-			if problem != nil && !named[gw.NamespacedName] {
-				continue // through its broken target it reaches nothing (a missing Gateway never reports)
+			if skip(gw.NamespacedName) || r.board.known(gw.NamespacedName) || !r.exists(ctx, gw.NamespacedName) {
+				continue
 			}
-			if !r.board.known(gw.NamespacedName) {
-				r.waitFor(key, gen, gw.NamespacedName)
-				return nil, errNotReported
-			}
+			r.waitFor(p, gw.NamespacedName)
+			return nil, errNotReported
 		}
 	}
 	self := precedence.Ref{Kind: r.Kind, Namespace: p.GetNamespace(), Name: p.GetName()}

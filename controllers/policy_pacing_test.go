@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/controllers"
 	"gantry.dev/gantry/precedence"
 )
@@ -26,8 +27,10 @@ import (
 func TestPolicyLooksArePaced(t *testing.T) {
 	ns := namespace(t, nil)
 	p := gatewayClassConfig(ns, "paced", "Namespace", ns, `{"replicas": 2}`, "")
-	create(t, p)
-	gw := types.NamespacedName{Namespace: ns, Name: "not-reported"}
+	// It exists: a Gateway that does not exist never reports, and is not waited for.
+	g := gateway(ns, "not-reported", "no-such-class")
+	create(t, p, g)
+	gw := client.ObjectKeyFromObject(g)
 	var looks atomic.Int32
 	reaches := func(context.Context, client.Object) []reconcile.Request {
 		looks.Add(1)
@@ -80,7 +83,8 @@ func TestPolicyLooksArePaced(t *testing.T) {
 
 // TestPolicyWaitsOnOneGateway: a look that finds a Gateway the policy may reach unreported
 // waits on that Gateway: the looks after it do not list every Gateway the policy may reach
-// again until that one has reported or is gone. Listing them on every look made a first
+// again until that one has reported, is gone or the policy changed; one that does not exist
+// is not waited for. Listing them on every look made a first
 // convergence's CPU grow as N² (11% of the controller's CPU at N=10,000).
 func TestPolicyWaitsOnOneGateway(t *testing.T) {
 	ns := namespace(t, nil)
@@ -126,6 +130,17 @@ func TestPolicyWaitsOnOneGateway(t *testing.T) {
 	report(client.ObjectKeyFromObject(a))
 	want("a reported", 2, false) // b is not
 	want("b still not reported", 2, false)
+	// The policy changes: its reach may have, so the next look lists again.
+	latest := &v1alpha1.GatewayClassConfig{}
+	if err := k8s.Get(t.Context(), client.ObjectKeyFromObject(p), latest); err != nil {
+		t.Fatal(err)
+	}
+	latest.Spec.Default = raw(`{"replicas": 3}`)
+	if err := k8s.Update(t.Context(), latest); err != nil {
+		t.Fatal(err)
+	}
+	want("the policy changed", 3, false)
+	want("b still not reported after the change", 3, false)
 	// b goes before it ever reports: the wait on it ends.
 	if err := k8s.Delete(t.Context(), b); err != nil {
 		t.Fatal(err)
@@ -138,5 +153,11 @@ func TestPolicyWaitsOnOneGateway(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("Gateway b not gone: %v", err)
 	}
-	want("b deleted", 3, true)
+	want("b deleted", 4, true)
+	// A Gateway that never existed (a route's parentRef can name one) never reports: the
+	// policy does not wait for it.
+	mu.Lock()
+	reached = append(reached, types.NamespacedName{Namespace: ns, Name: "never-created"})
+	mu.Unlock()
+	want("a Gateway that does not exist", 5, true)
 }
