@@ -1,10 +1,11 @@
-# The controller image: a static binary on distroless.
+# The controller image: the controller's own static binary (cmd/gantry-controller, without the
+# CLI's other commands) on distroless.
 FROM golang:1.26 AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN hack/build.sh /gantry
+RUN hack/build.sh /gantry ./cmd/gantry-controller
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /gantry /gantry

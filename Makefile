@@ -10,9 +10,10 @@ export GOFLAGS ?= -buildvcs=false
 
 all: build
 
-# The binary as the image ships it (hack/build.sh).
+# The binaries as they ship (hack/build.sh): the CLI, and the controller alone as the image has it.
 build:
 	hack/build.sh $(BIN)/gantry
+	hack/build.sh $(BIN)/gantry-controller ./cmd/gantry-controller
 
 # controller-gen is pinned by hack/tools/go.mod (its own module, so its dependencies stay out of ours).
 $(CONTROLLER_GEN): hack/tools/go.mod hack/tools/go.sum
@@ -79,14 +80,14 @@ test-unit:
 # Scale harness on a real kube-apiserver and etcd (N=100, 1000, 2000; several minutes), then the
 # Go benchmarks; both compare with the figures recorded in docs/ and print regressions over 20%.
 bench: envtest-assets build
-	go run ./hack/scale -gantry $(BIN)/gantry -sizes $${SIZES:-100,1000,2000} -json bin/performance.json -baseline docs/performance.json
+	go run ./hack/scale -gantry $(BIN)/gantry -controller $(BIN)/gantry-controller -sizes $${SIZES:-100,1000,2000} -json bin/performance.json -baseline docs/performance.json
 	go test -run='^$$' -bench=. -benchmem -count=3 ./precedence ./render ./blueprints | tee bin/benchmarks.txt
 	go run ./hack/benchcmp -baseline docs/benchmarks.txt bin/benchmarks.txt
 
 # One run at N=10,000 Gateways (issue 10), apart from make bench: long, and recorded by hand in
 # docs/performance.md.
 bench-large: envtest-assets build
-	go run ./hack/scale -gantry $(BIN)/gantry -sizes 10000 -json bin/performance-large.json -baseline docs/performance.json
+	go run ./hack/scale -gantry $(BIN)/gantry -controller $(BIN)/gantry-controller -sizes 10000 -json bin/performance-large.json -baseline docs/performance.json
 
 # gantry render against helm template on the proxy blueprint's templates, for 1 and 1,000
 # Gateways (issue 22; hack/helmcompare): checks that both print the same objects, then times them

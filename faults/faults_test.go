@@ -31,7 +31,7 @@ const controllerNS = "gantry-system"
 var (
 	env        *envtest.Environment
 	k8s        client.Client
-	bin        string // the gantry binary, built as the image ships it (hack/build.sh)
+	bin        string // the controller's binary, built as the image ships it (hack/build.sh)
 	kubeconfig string
 )
 
@@ -45,7 +45,7 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	bin = filepath.Join(dir, "gantry")
-	build := exec.Command(filepath.Join(testenv.Root(), "hack", "build.sh"), bin) // as the image ships it
+	build := exec.Command(filepath.Join(testenv.Root(), "hack", "build.sh"), bin, "./cmd/gantry-controller") // as the image ships it
 	build.Dir, build.Stderr = testenv.Root(), os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build gantry:", err)

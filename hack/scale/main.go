@@ -42,7 +42,7 @@ import (
 	"gantry.dev/gantry/boundary"
 	"gantry.dev/gantry/controllers"
 	"gantry.dev/gantry/desired"
-	"gantry.dev/gantry/internal/cli"
+	"gantry.dev/gantry/internal/command"
 	"gantry.dev/gantry/internal/testenv"
 	"gantry.dev/gantry/manifests"
 )
@@ -130,14 +130,15 @@ func main() {
 	sizes := flag.String("sizes", "100,1000,2000", "comma-separated Gateway counts")
 	out := flag.String("json", "bin/performance.json", "where to write the results")
 	baseline := flag.String("baseline", "docs/performance.json", "results to compare with; a regression over 20% is reported")
-	flag.StringVar(&gantryBinary, "gantry", "", "the gantry binary to measure (default: built from this checkout)")
+	flag.StringVar(&gantryBinary, "gantry", "", "the gantry CLI, for `gantry diff` and `gantry render`, and the controller unless -controller is given (default: built from this checkout)")
+	flag.StringVar(&controllerBinary, "controller", "", "the controller's binary, as the image ships it (default: -gantry if given, else cmd/gantry-controller built from this checkout)")
 	flag.StringVar(&profileFile, "cpuprofile", "", "write a CPU profile of the controller's first seconds (with -n; see -profile-seconds)")
 	flag.IntVar(&profileSeconds, "profile-seconds", 10, "how long -cpuprofile profiles, from the controller's start")
 	flag.StringVar(&offlineProfileFile, "offline-cpuprofile", "", "write a CPU profile of the offline phase's timed renders, and stop after that phase (with -n)")
 	flag.StringVar(&restartProfileFile, "restart-cpuprofile", "", "write a CPU profile of the restarted controller's first seconds (with -n; see -profile-seconds)")
 	flag.StringVar(&heapProfileFile, "heapprofile", "", "write a profile of the controller's live heap once it has converged (with -n)")
 	// What users get: gantry controller's default (no client-side limit).
-	flag.Float64Var(&clientQPS, "qps", cli.DefaultKubeAPIQPS, "the controller client's QPS, as --kube-api-qps (negative: no client-side limit)")
+	flag.Float64Var(&clientQPS, "qps", command.DefaultKubeAPIQPS, "the controller client's QPS, as --kube-api-qps (negative: no client-side limit)")
 	flag.IntVar(&clientBurst, "burst", 0, "the controller client's burst, as --kube-api-burst (0: twice the QPS)")
 	flag.IntVar(&gatewayWorkers, "workers", 0, "the controller's --gateway-concurrency (0: its default); the floor keeps its own 4 workers")
 	flag.Parse()
@@ -146,14 +147,23 @@ func main() {
 		os.Exit(2)
 	}
 	ctrl.SetLogger(logr.Discard()) // the harness prints figures; the controller's logs are not its output
-	if gantryBinary == "" {
+	if gantryBinary == "" || controllerBinary == "" {
 		dir, err := os.MkdirTemp("", "gantry-scale-bin")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "scale:", err)
 			os.Exit(1)
 		}
 		defer os.RemoveAll(dir)
-		if gantryBinary, err = buildGantry(dir); err != nil {
+		if controllerBinary == "" && gantryBinary != "" {
+			controllerBinary = gantryBinary // one binary of both, as before cmd/gantry-controller
+		}
+		if gantryBinary == "" {
+			gantryBinary, err = build(dir, "./cmd/gantry")
+		}
+		if err == nil && controllerBinary == "" {
+			controllerBinary, err = build(dir, "./cmd/gantry-controller")
+		}
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "scale:", err)
 			os.Exit(1)
 		}
@@ -175,7 +185,7 @@ func main() {
 			os.Exit(2)
 		}
 		fmt.Fprintf(os.Stderr, "measuring %d Gateways ...\n", n)
-		cmd := exec.Command(os.Args[0], "-n", strconv.Itoa(n), "-qps", fmt.Sprint(clientQPS), "-burst", strconv.Itoa(clientBurst), "-workers", strconv.Itoa(gatewayWorkers), "-gantry", gantryBinary)
+		cmd := exec.Command(os.Args[0], "-n", strconv.Itoa(n), "-qps", fmt.Sprint(clientQPS), "-burst", strconv.Itoa(clientBurst), "-workers", strconv.Itoa(gatewayWorkers), "-gantry", gantryBinary, "-controller", controllerBinary)
 		cmd.Stderr = os.Stderr
 		b, err := cmd.Output()
 		if err != nil {
@@ -256,7 +266,7 @@ func measure(n int) (*Result, error) {
 	runs := 0
 	start := func() (*controllerProcess, error) {
 		runs++
-		return startControllerProcess(gantryBinary, kubeconfig, work, runs)
+		return startControllerProcess(controllerBinary, kubeconfig, work, runs)
 	}
 	p, err := start()
 	if err != nil {
@@ -385,8 +395,9 @@ func measure(n int) (*Result, error) {
 	return res, nil
 }
 
-// gantryBinary is the binary the harness runs as the controller and as `gantry render`.
-var gantryBinary string
+// gantryBinary is the CLI the harness runs as `gantry diff` and `gantry render`;
+// controllerBinary is the one it runs as the controller.
+var gantryBinary, controllerBinary string
 
 // profileFile, when set, receives a CPU profile of the controller's first profileSeconds,
 // taken from its --pprof-bind-address.

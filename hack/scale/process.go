@@ -31,19 +31,21 @@ import (
 	"gantry.dev/gantry/internal/testenv"
 )
 
-// The controller is measured as users run it: the gantry binary as the image ships it, in a
-// process of its own, with its own defaults and the chart's environment (GOMEMLIMIT). Its
-// requests reach the API server through a proxy in the harness that counts them; its CPU and
-// peak RSS are read from /proc, its reconciles and heap from its own metrics endpoint.
+// The controller is measured as users run it: its binary as the image ships it
+// (cmd/gantry-controller), in a process of its own, with its own defaults and the chart's
+// environment (GOMEMLIMIT). Its requests reach the API server through a proxy in the harness that
+// counts them; its CPU and peak RSS are read from /proc, its reconciles and heap from its own
+// metrics endpoint.
 
-// buildGantry builds cmd/gantry into dir as the image ships it (hack/build.sh).
-func buildGantry(dir string) (string, error) {
-	bin := filepath.Join(dir, "gantry")
-	cmd := exec.Command(filepath.Join(testenv.Root(), "hack", "build.sh"), bin)
+// build builds the binary of pkg (./cmd/gantry or ./cmd/gantry-controller) into dir as it
+// ships (hack/build.sh).
+func build(dir, pkg string) (string, error) {
+	bin := filepath.Join(dir, filepath.Base(pkg))
+	cmd := exec.Command(filepath.Join(testenv.Root(), "hack", "build.sh"), bin, pkg)
 	cmd.Dir = testenv.Root()
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("build gantry: %w", err)
+		return "", fmt.Errorf("build %s: %w", pkg, err)
 	}
 	return bin, nil
 }

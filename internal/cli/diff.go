@@ -28,22 +28,17 @@ import (
 	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/controllers"
 	"gantry.dev/gantry/desired"
+	"gantry.dev/gantry/internal/command"
 	"gantry.dev/gantry/manifests"
 	"gantry.dev/gantry/precedence"
 	"gantry.dev/gantry/render"
 )
 
-// errChanges is diff's answer "something would change" (exit 1).
-var errChanges = errors.New("changes")
+// errChanges is diff's answer "something would change" (exit 1, the changes printed).
+var errChanges = fmt.Errorf("changes: %w", command.ErrReported)
 
 // ExitError ends a command with a code of its own (diff's errors exit 2, as kubectl diff's).
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-func (e *ExitError) Error() string { return e.Err.Error() }
-func (e *ExitError) Unwrap() error { return e.Err }
+type ExitError = command.ExitError
 
 type diffOptions struct {
 	cluster             clusterOptions
@@ -104,7 +99,7 @@ something would (an object created, updated or pruned, a status, a policy's or r
 	f.StringVarP(&o.output, "output", "o", "text", "output format: text or json")
 	f.StringVar(&o.controllerNamespace, "controller-namespace", desired.DefaultControllerNamespace, "namespace whose GatewayClassConfigs are global")
 	addValueFlags(f, &o.values, "every policy, as if a policy above all others set them")
-	addLimitFlags(f, &o.limits)
+	command.AddLimitFlags(f, &o.limits)
 	f.StringVar(&o.color, "color", "auto", "colour the text output: auto (on a terminal, unless NO_COLOR is set), always or never")
 	f.IntVar(&o.concurrency, "concurrency", defaultDiffConcurrency, "how many Gateways to diff at once (their dry-runs are requests to the API server); the output is the same for any value")
 	mustComplete(cmd, "gateway", o.cluster.completeNames(gatewayList))

@@ -21,6 +21,7 @@ import (
 
 	"gantry.dev/gantry/apis/v1alpha1"
 	"gantry.dev/gantry/desired"
+	"gantry.dev/gantry/internal/command"
 	"gantry.dev/gantry/internal/explain"
 	"gantry.dev/gantry/manifests"
 	"gantry.dev/gantry/precedence"
@@ -89,7 +90,7 @@ an edit can be previewed against every live Gateway before it is applied.`,
 	f.StringVar(&o.outputDir, "output-dir", "", "write objects to DIR/<namespace>/<gateway>/<template>.yaml instead of stdout")
 	f.StringVar(&o.controllerNamespace, "controller-namespace", desired.DefaultControllerNamespace, "namespace whose GatewayClassConfigs are global")
 	addValueFlags(f, &o.values, "every policy")
-	addLimitFlags(f, &o.limits)
+	command.AddLimitFlags(f, &o.limits)
 	mustComplete(cmd, "gateway", o.cluster.completeNames(gatewayList))
 	return cmd
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"gantry.dev/gantry/boundary"
-	"gantry.dev/gantry/internal/cli"
+	"gantry.dev/gantry/internal/command"
 	"gantry.dev/gantry/internal/install"
 	"gantry.dev/gantry/internal/testenv"
 	"gantry.dev/gantry/render"
@@ -34,7 +34,7 @@ func TestChartRenderLimits(t *testing.T) {
 		fmt.Sprintf("--render-max-alloc=%d", d.MaxAlloc),
 		fmt.Sprintf("--render-check-memory=%d", boundary.DefaultMemory),
 		fmt.Sprintf("--render-memory=%d", render.DefaultOutputMemory),
-		fmt.Sprintf("--kube-api-qps=%d", cli.DefaultKubeAPIQPS), // the binary's own client limit
+		fmt.Sprintf("--kube-api-qps=%d", command.DefaultKubeAPIQPS), // the binary's own client limit
 	} {
 		if !slices.Contains(got, want) {
 			t.Errorf("default args %q lack %s", got, want)

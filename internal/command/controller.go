@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"fmt"
@@ -31,7 +31,8 @@ type controllerOptions struct {
 	memory      int
 }
 
-func newControllerCommand(stderr io.Writer) *cobra.Command {
+// NewController is `gantry controller`, which runs the controller until a signal stops it.
+func NewController(stderr io.Writer) *cobra.Command {
 	o := &controllerOptions{}
 	cmd := &cobra.Command{
 		Use:   "controller",
@@ -54,7 +55,7 @@ func newControllerCommand(stderr io.Writer) *cobra.Command {
 	f.StringVar(&o.controllers.ControllerNamespace, "controller-namespace", desired.DefaultControllerNamespace, "namespace whose GatewayClassConfigs are global")
 	f.IntVar(&o.controllers.GatewayConcurrency, "gateway-concurrency", 4, "Gateways reconciled at once")
 	f.DurationVar(&o.controllers.PolicyStatusInterval, "policy-status-interval", time.Second, "least time between two status writes of one policy")
-	addLimitFlags(f, &o.controllers.RenderLimits)
+	AddLimitFlags(f, &o.controllers.RenderLimits)
 	f.IntVar(&o.checkMemory, "render-check-memory", boundary.DefaultMemory, "bytes of the structure check's memory of placeholder renders, reused when a render's input has the same shape (0: off)")
 	f.IntVar(&o.memory, "render-memory", render.DefaultOutputMemory, "bytes of the memory of render outputs by their whole input: a reconcile whose input did not change does not render again (0: off)")
 	f.IntVar(&o.manager.WebhookPort, "webhook-port", 0, "serve the admission webhooks on this port (the chart's ValidatingWebhookConfiguration calls them); 0: off")
@@ -71,16 +72,16 @@ func (o *controllerOptions) run(cmd *cobra.Command, stderr io.Writer) error {
 	case "debug":
 		level = zapcore.DebugLevel
 	default:
-		return usagef("--log-level must be info or debug, not %q", o.logLevel)
+		return Usagef("--log-level must be info or debug, not %q", o.logLevel)
 	}
 	ctrl.SetLogger(zap.New(zap.WriteTo(stderr), zap.Level(level), zap.UseDevMode(o.development)))
 	if o.checkMemory < 0 {
-		return usagef("--render-check-memory must be 0 or more, not %d", o.checkMemory)
+		return Usagef("--render-check-memory must be 0 or more, not %d", o.checkMemory)
 	}
 	boundary.SetMemory(o.checkMemory)
 	switch {
 	case o.memory < 0:
-		return usagef("--render-memory must be 0 or more, not %d", o.memory)
+		return Usagef("--render-memory must be 0 or more, not %d", o.memory)
 	case o.memory == 0:
 		o.controllers.RenderMemory = -1 // off
 	default:

@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"os"
@@ -36,7 +36,7 @@ func TestClientRateLimit(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("KUBECONFIG", tt.env)
-			cmd := newControllerCommand(os.Stderr)
+			cmd := NewController(os.Stderr)
 			args := append([]string{}, tt.args...)
 			if tt.flag != "" {
 				args = append(args, "--kubeconfig="+tt.flag)

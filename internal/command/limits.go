@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"github.com/spf13/pflag"
@@ -6,9 +6,9 @@ import (
 	"gantry.dev/gantry/render"
 )
 
-// addLimitFlags adds the render budget flags, shared by `gantry controller` and `gantry render`
+// AddLimitFlags adds the render budget flags, shared by `gantry controller` and `gantry render`
 // so that a render that fails in the cluster fails the same way offline.
-func addLimitFlags(f *pflag.FlagSet, l *render.Limits) {
+func AddLimitFlags(f *pflag.FlagSet, l *render.Limits) {
 	d := render.DefaultLimits
 	f.DurationVar(&l.Timeout, "render-timeout", d.Timeout, "wall time one render (a Gateway's, or one route's) may take")
 	f.IntVar(&l.MaxBytes, "render-max-bytes", d.MaxBytes, "bytes of text one render may produce, include and tpl results included")
