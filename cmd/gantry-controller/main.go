@@ -11,8 +11,6 @@ import (
 )
 
 func main() {
-	root := command.NewRoot(os.Stdin, os.Stdout, os.Stderr)
-	root.Short = "The Gantry controller (this binary carries only `gantry controller`; the gantry CLI has the other commands)"
-	root.AddCommand(command.NewController(os.Stderr))
+	root := command.NewControllerRoot(os.Stdin, os.Stdout, os.Stderr)
 	os.Exit(command.Execute(root, "gantry", os.Args[1:], os.Stderr))
 }

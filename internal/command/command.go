@@ -60,6 +60,23 @@ func NewRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	return root
 }
 
+// NewControllerRoot is the root of the controller's own binary (cmd/gantry-controller, what the
+// image ships): `gantry controller` and nothing else. Another command of the CLI is an error
+// that says where that command is, rather than cobra's "unknown command".
+func NewControllerRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := NewRoot(stdin, stdout, stderr)
+	root.Short = "The Gantry controller (this binary carries only `gantry controller`; the gantry CLI has the other commands)"
+	root.Args = cobra.ArbitraryArgs
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%q is not a command of this binary, which runs only `gantry controller` (the controller's image); the gantry CLI (cmd/gantry) has the others", args[0])}
+	}
+	root.AddCommand(NewController(stderr))
+	return root
+}
+
 // Execute runs root with args and returns the process exit code, having printed the error if
 // there was one. name is what the command answers to in its errors ("gantry", or "kubectl
 // gantry" as a kubectl plugin).
