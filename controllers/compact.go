@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unique"
 
 	"github.com/klauspost/compress/s2"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // The rendered objects' cache holds each object as a compactObject: the metadata the
@@ -62,7 +64,9 @@ func (c *compactObject) DeepCopyObject() runtime.Object {
 	if err != nil {
 		// The JSON is what compactRendered marshalled, so it decodes. Were it not to, the
 		// object comes out with its typed metadata only: a reconcile then sees its content gone
-		// and applies it again, which puts it right.
+		// and applies it again, which puts it right. Said, since health and .Resources would
+		// see an empty object until its next event.
+		log.Log.WithName("cache").Error(err, "a cached object's content could not be read back; it is read without it until its next event", "kind", c.Kind, "namespace", c.Namespace, "name", c.Name)
 		u = &unstructured.Unstructured{Object: map[string]any{}}
 		c.putMeta(u.Object, map[string]any{})
 	}
@@ -173,41 +177,88 @@ func compactRendered(obj any) (any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("compact %s %s/%s: %w", c.Kind, c.Namespace, c.Name, err)
 		}
-		c.rest = string(raw)
-		if d := restDict(c.APIVersion, c.Kind, raw); d != nil {
-			if b := d.Encode(nil, raw); len(b) < len(raw) {
-				c.rest, c.dict = string(b), d
-			}
+		if c.rest, c.dict = packRest(c.APIVersion, c.Kind, raw); c.dict == nil {
+			c.rest = string(raw)
 		}
 	}
 	return c, nil
 }
 
-// restDicts holds a dictionary per kind (apiVersion and kind) for the rest of its objects: the
-// JSON of the first object of the kind the cache compacted (its last 64 KiB at most). The
-// objects of a kind are rendered from a few templates, so most of an object's JSON is in the
-// first one's: a Deployment's 1.6 KB of JSON is an s2 block of a few hundred bytes against it,
-// where on its own it compresses by a third. s2 (klauspost/compress) because its blocks encode
-// and decode against a dictionary without a compressor's state: flate's writer is hundreds of
-// kilobytes, which a pool would keep for each informer. The dictionary is only a compression
-// context: an object unlike it (a tenant's, crafted to be) compresses worse or is kept as JSON
-// (when its block is not smaller), and reads back the same. One per kind the blueprints render,
-// kept for the process's life.
-var restDicts sync.Map // apiVersion + " " + kind → *s2.Dict
+// The rest of an object is kept as an s2 block against a dictionary of its kind (apiVersion
+// and kind): the JSON of an object of the kind (its last 16 KiB at most). The objects of a kind
+// are rendered from a few templates, so most of an object's JSON is in another's: a Deployment's
+// 1.6 KB of JSON is an s2 block of a few hundred bytes against it, where on its own it
+// compresses by a third. s2 (klauspost/compress) because its blocks encode and decode against a
+// dictionary without a compressor's state: flate's writer is hundreds of kilobytes, which a pool
+// would keep for each informer.
+//
+// The first object of a kind the cache compacts becomes its dictionary, and anyone who may label
+// an object as Gantry's (a tenant, in their namespace) can be first, after a restart too. The
+// dictionary is only a compression context: against a poor one objects compress worse, or are
+// kept as JSON when a block is not smaller, and read back the same (each keeps its dictionary).
+// So that a poor dictionary does not stay, a kind's objects are counted in windows of
+// renewAfter: when a window's blocks hold more than half the bytes of its JSON, the window's last
+// object is the kind's new dictionary. Secrets are kept as JSON: a dictionary outlives its
+// object.
+var restDicts sync.Map // apiVersion + " " + kind → *kindDict
 
-func restDict(apiVersion, kind string, sample []byte) *s2.Dict {
+const (
+	maxDictBytes = 16 << 10
+	renewAfter   = 32
+)
+
+type kindDict struct {
+	d           atomic.Pointer[s2.Dict]
+	n           atomic.Int64 // objects of the kind in this window
+	raw, blocks atomic.Int64 // their bytes as JSON, and as kept
+}
+
+// packRest returns raw as an s2 block and the dictionary it is against, or "", nil to keep raw
+// as it is.
+func packRest(apiVersion, kind string, raw []byte) (string, *s2.Dict) {
+	if apiVersion == "v1" && kind == "Secret" {
+		return "", nil
+	}
 	key := apiVersion + " " + kind
-	if d, ok := restDicts.Load(key); ok {
-		return d.(*s2.Dict)
+	v, ok := restDicts.Load(key)
+	if !ok {
+		v, _ = restDicts.LoadOrStore(key, &kindDict{})
 	}
-	// A copy: MakeDict keeps the slice it is given, and of a long sample only its tail is used.
-	sample = slices.Clone(sample[max(0, len(sample)-s2.MaxDictSize):])
-	d := s2.MakeDict(sample, sample[:min(len(sample), 16)])
+	k := v.(*kindDict)
+	d := k.d.Load()
 	if d == nil {
-		return nil // too short to be a dictionary: the next object of the kind may be
+		if d = newDict(raw); d == nil {
+			return "", nil // too short to be a dictionary: the next object of the kind may be
+		}
+		if !k.d.CompareAndSwap(nil, d) {
+			d = k.d.Load()
+		}
 	}
-	got, _ := restDicts.LoadOrStore(key, d)
-	return got.(*s2.Dict)
+	b := d.Encode(nil, raw)
+	n := k.n.Add(1)
+	blocks, total := k.blocks.Add(int64(min(len(b), len(raw)))), k.raw.Add(int64(len(raw)))
+	if n == renewAfter {
+		// The end of a window. Counts racing with this reset are lost, which only shifts a
+		// window.
+		k.n.Store(0)
+		k.blocks.Store(0)
+		k.raw.Store(0)
+		if 2*blocks > total {
+			if next := newDict(raw); next != nil {
+				k.d.CompareAndSwap(d, next)
+			}
+		}
+	}
+	if len(b) >= len(raw) {
+		return "", nil
+	}
+	return string(b), d
+}
+
+// newDict makes a dictionary of a copy of raw's tail (MakeDict keeps the slice it is given).
+func newDict(raw []byte) *s2.Dict {
+	sample := slices.Clone(raw[max(0, len(raw)-maxDictBytes):])
+	return s2.MakeDict(sample, sample[:min(len(sample), 16)])
 }
 
 // takeMeta moves the fields the typed metadata holds out of meta, each only if it has the type

@@ -1,6 +1,7 @@
-// Command gantry is Gantry's one binary: `gantry render` renders Gateways offline, `gantry
-// controller` runs the controller, `gantry diff` and `gantry explain` look at a cluster. Named
-// kubectl-gantry on the PATH, it is a kubectl plugin.
+// Command gantry is Gantry's CLI: `gantry render` renders Gateways offline, `gantry diff` and
+// `gantry explain` look at a cluster, `gantry controller` runs the controller (the image ships
+// the controller alone, cmd/gantry-controller). Named kubectl-gantry on the PATH, it is a kubectl
+// plugin.
 package main
 
 import (
