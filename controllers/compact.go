@@ -205,6 +205,9 @@ var restDicts sync.Map // apiVersion + " " + kind → *kindDict
 const (
 	maxDictBytes = 16 << 10
 	renewAfter   = 32
+	// minPackBytes: a shorter rest is kept as JSON. There is little to gain, and an object too
+	// short to compress would count against its kind's dictionary.
+	minPackBytes = 256
 )
 
 type kindDict struct {
@@ -216,7 +219,7 @@ type kindDict struct {
 // packRest returns raw as an s2 block and the dictionary it is against, or "", nil to keep raw
 // as it is.
 func packRest(apiVersion, kind string, raw []byte) (string, *s2.Dict) {
-	if apiVersion == "v1" && kind == "Secret" {
+	if len(raw) < minPackBytes || apiVersion == "v1" && kind == "Secret" {
 		return "", nil
 	}
 	key := apiVersion + " " + kind
