@@ -123,6 +123,9 @@ func TestCompactRoundTrip(t *testing.T) {
 		for j := range r.IntN(4) {
 			obj[[]string{"spec", "status", "data", "gantry.dev/managedFields", "x"}[(i+j)%5]] = randomJSON(r, 4)
 		}
+		if i%2 == 0 { // long enough to be packed as a block (minPackBytes)
+			obj["template"] = strings.Repeat("rendered from a template; ", 10+r.IntN(30))
+		}
 		b, err := json.Marshal(obj) // as the API server writes it
 		if err != nil {
 			t.Fatal(err)
