@@ -20,7 +20,8 @@ import (
 
 // The rendered objects' cache holds each object as a compactObject: the metadata the
 // informer's indexes, the label selectors and the event handlers read, typed, and everything
-// else (spec, status, data, the rest of metadata, …) as one JSON string. Reading it out of the
+// else (spec, status, data, the rest of metadata, …) as one JSON string, packed as an s2 block
+// against its kind's dictionary when that is smaller (packRest). Reading it out of the
 // cache (a List or Get, which deep-copy) gives the object the API server returned, managedFields
 // reduced, as an *unstructured.Unstructured: drift repair, .Resources and health see every field.
 //
@@ -231,7 +232,7 @@ func packRest(apiVersion, kind string, raw []byte) (string, *s2.Dict) {
 	d := k.d.Load()
 	if d == nil {
 		if d = newDict(raw); d == nil {
-			return "", nil // too short to be a dictionary: the next object of the kind may be
+			return "", nil // MakeDict refused it: the next object of the kind may do
 		}
 		if !k.d.CompareAndSwap(nil, d) {
 			d = k.d.Load()
