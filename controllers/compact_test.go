@@ -8,8 +8,10 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/klauspost/compress/s2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -268,6 +270,62 @@ func TestCompactDictionaryRenews(t *testing.T) {
 	if packed[len(packed)-1].dict == packed[1].dict {
 		t.Fatalf("the kind's dictionary was never renewed")
 	}
+}
+
+// TestCompactConcurrently: informers compact objects of a kind at once, so a kind's dictionary
+// is made, used and renewed by several goroutines together (run with -race, as make test does).
+// Every object reads back as the plain decode has it, whichever dictionary it was packed against.
+func TestCompactConcurrently(t *testing.T) {
+	restDicts.Clear()
+	defer restDicts.Clear()
+	var (
+		mu    sync.Mutex
+		errs  []error
+		dicts = map[*s2.Dict]bool{}
+		wg    sync.WaitGroup
+	)
+	for g := range 8 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(g), 7))
+			for i := range 100 {
+				o := strings.NewReplacer("gw-00005", fmt.Sprintf("gw-%d-%d", g, i), "Deployment", []string{"Deployment", "Other"}[i%2]).Replace(servedDeployment)
+				if i%2 == 1 && r.IntN(4) > 0 { // unlike the others: Other's windows renew its dictionary
+					junk := make([]byte, 500+r.IntN(3000))
+					for j := range junk {
+						junk[j] = byte('a' + r.IntN(26))
+					}
+					o = strings.Replace(o, `"replicas":2`, `"replicas":2,"junk":"`+string(junk)+`"`, 1)
+				}
+				watched, want := &unstructured.Unstructured{}, &unstructured.Unstructured{}
+				err := watched.UnmarshalJSON([]byte(o))
+				if err == nil {
+					err = want.UnmarshalJSON([]byte(o))
+				}
+				var c any
+				if err == nil {
+					c, err = compactRendered(watched)
+				}
+				mu.Lock()
+				switch {
+				case err != nil:
+					errs = append(errs, err)
+				case !reflect.DeepEqual(c.(*compactObject).DeepCopyObject().(*unstructured.Unstructured).Object, want.Object):
+					errs = append(errs, fmt.Errorf("goroutine %d, object %d reads back different", g, i))
+				default:
+					dicts[c.(*compactObject).dict] = true
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		t.Error(err)
+	}
+	if len(dicts) < 3 { // nil, the two kinds' first dictionaries, and renewals
+		t.Errorf("objects were packed against %d dictionaries (nil included): renewal was not exercised", len(dicts))
+	}
+	t.Logf("%d dictionaries (nil included)", len(dicts))
 }
 
 func randomJSON(r *rand.Rand, depth int) any {
