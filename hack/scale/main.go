@@ -147,6 +147,9 @@ func main() {
 		os.Exit(2)
 	}
 	ctrl.SetLogger(logr.Discard()) // the harness prints figures; the controller's logs are not its output
+	if controllerBinary == "" && gantryBinary != "" {
+		controllerBinary = gantryBinary // one binary of both, as before cmd/gantry-controller
+	}
 	if gantryBinary == "" || controllerBinary == "" {
 		dir, err := os.MkdirTemp("", "gantry-scale-bin")
 		if err != nil {
@@ -154,9 +157,6 @@ func main() {
 			os.Exit(1)
 		}
 		defer os.RemoveAll(dir)
-		if controllerBinary == "" && gantryBinary != "" {
-			controllerBinary = gantryBinary // one binary of both, as before cmd/gantry-controller
-		}
 		if gantryBinary == "" {
 			gantryBinary, err = build(dir, "./cmd/gantry")
 		}
