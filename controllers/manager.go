@@ -53,6 +53,9 @@ type ManagerOptions struct {
 	// the scale harness restart the controller in-process; controller names must otherwise be
 	// unique per process).
 	Restartable bool
+	// NewCache, when set, makes the manager's cache (default: controller-runtime's). Tests wrap
+	// the cache to see which informers are asked for, and when.
+	NewCache cache.NewCacheFunc
 }
 
 // NewManager builds the controller-runtime manager Gantry runs in.
@@ -86,6 +89,7 @@ func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
 			ByObject: map[client.Object]cache.ByObject{
 				&corev1.Secret{}: {Field: fields.OneTermEqualSelector("type", string(corev1.SecretTypeTLS)), Transform: stripSecret},
 			}},
+		NewCache:   o.NewCache,
 		Controller: config.Controller{SkipNameValidation: &o.Restartable},
 	})
 }
