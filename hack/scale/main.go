@@ -123,6 +123,7 @@ var (
 	clientQPS      float64
 	clientBurst    int
 	gatewayWorkers int
+	keepLogs       bool
 )
 
 func main() {
@@ -134,15 +135,17 @@ func main() {
 	flag.StringVar(&controllerBinary, "controller", "", "the controller's binary, as the image ships it (default: -gantry if given, else cmd/gantry-controller built from this checkout)")
 	flag.StringVar(&profileFile, "cpuprofile", "", "write a CPU profile of the controller's first seconds (with -n; see -profile-seconds)")
 	flag.IntVar(&profileSeconds, "profile-seconds", 10, "how long -cpuprofile profiles, from the controller's start")
+	flag.StringVar(&traceFile, "trace", "", "write an execution trace of the controller's first seconds, where it waits as well as where it works (with -n, instead of -cpuprofile; see -profile-seconds)")
 	flag.StringVar(&offlineProfileFile, "offline-cpuprofile", "", "write a CPU profile of the offline phase's timed renders, and stop after that phase (with -n)")
 	flag.StringVar(&restartProfileFile, "restart-cpuprofile", "", "write a CPU profile of the restarted controller's first seconds (with -n; see -profile-seconds)")
+	flag.BoolVar(&keepLogs, "keep-logs", false, "keep the controller's logs (and kubeconfig) in their temporary directory, and say where (with -n)")
 	flag.StringVar(&heapProfileFile, "heapprofile", "", "write a profile of the controller's live heap once it has converged (with -n)")
 	// What users get: gantry controller's default (no client-side limit).
 	flag.Float64Var(&clientQPS, "qps", command.DefaultKubeAPIQPS, "the controller client's QPS, as --kube-api-qps (negative: no client-side limit)")
 	flag.IntVar(&clientBurst, "burst", 0, "the controller client's burst, as --kube-api-burst (0: twice the QPS)")
 	flag.IntVar(&gatewayWorkers, "workers", 0, "the controller's --gateway-concurrency (0: its default); the floor keeps its own 4 workers")
 	flag.Parse()
-	if *child == 0 && (profileFile != "" || heapProfileFile != "" || restartProfileFile != "" || offlineProfileFile != "") {
+	if *child == 0 && (keepLogs || traceFile != "" || profileFile != "" || heapProfileFile != "" || restartProfileFile != "" || offlineProfileFile != "") {
 		fmt.Fprintln(os.Stderr, "scale: the profile flags measure one size: give -n")
 		os.Exit(2)
 	}
@@ -258,7 +261,11 @@ func measure(n int) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(work)
+	if !keepLogs {
+		defer os.RemoveAll(work)
+	} else {
+		fmt.Fprintf(os.Stderr, "  the controller's logs are kept in %s\n", work)
+	}
 	kubeconfig, err := writeKubeconfig(work, proxy)
 	if err != nil {
 		return nil, err
@@ -275,9 +282,12 @@ func measure(n int) (*Result, error) {
 	first := p
 	defer first.stop() // on an early return; stopping twice is harmless
 	profiled := make(chan error, 1)
-	if profileFile != "" {
+	switch {
+	case profileFile != "":
 		go func() { profiled <- p.profile(profileFile, profileSeconds) }()
-	} else {
+	case traceFile != "":
+		go func() { profiled <- p.fetchProfile(traceFile, fmt.Sprintf("trace?seconds=%d", profileSeconds)) }()
+	default:
 		profiled <- nil
 	}
 	began := time.Now()
@@ -404,6 +414,8 @@ var gantryBinary, controllerBinary string
 var (
 	profileFile    string
 	profileSeconds int
+	// traceFile, when set, receives an execution trace of the same seconds.
+	traceFile string
 	// heapProfileFile, when set, receives a profile of the controller's live heap after the
 	// first convergence.
 	heapProfileFile string

@@ -74,7 +74,10 @@ func (o *controllerOptions) run(cmd *cobra.Command, stderr io.Writer) error {
 	default:
 		return Usagef("--log-level must be info or debug, not %q", o.logLevel)
 	}
-	ctrl.SetLogger(zap.New(zap.WriteTo(stderr), zap.Level(level), zap.UseDevMode(o.development)))
+	// Timestamps to the millisecond: a reconcile takes a few, and whole seconds cannot order
+	// the lines of a start or a convergence.
+	ctrl.SetLogger(zap.New(zap.WriteTo(stderr), zap.Level(level), zap.UseDevMode(o.development),
+		func(zo *zap.Options) { zo.TimeEncoder = zapcore.TimeEncoderOfLayout("2006-01-02T15:04:05.000Z07:00") }))
 	if o.checkMemory < 0 {
 		return Usagef("--render-check-memory must be 0 or more, not %d", o.checkMemory)
 	}
