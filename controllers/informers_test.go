@@ -98,12 +98,12 @@ func TestInformersStartTogether(t *testing.T) {
 	ns := namespace(t, nil)
 	class := setup(t, ns, blueprint("informers", `{"names":["a"]}`, map[string]string{"names": namesTemplate}))
 
+	// This test's manager replaces the suite's controller, which comes back afterwards.
 	stopMgr()
-	running := false
+	stop := func() {}
 	t.Cleanup(func() {
-		if !running {
-			startOrFail(t)
-		}
+		stop()
+		startOrFail(t)
 	})
 	l := &informerLog{before: map[string]bool{}, after: map[string]bool{}}
 	mgr, err := controllers.NewManager(cfg, controllers.ManagerOptions{MetricsAddress: "0", Restartable: true, NewCache: l.newCache})
@@ -117,13 +117,12 @@ func TestInformersStartTogether(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
-	stopMgr = func() {
+	stop = func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("manager: %v", err)
 		}
 	}
-	running = true
 
 	// A Gateway rendered means the Gateway controller started, after its sources synced;
 	// the others start at the same moment. Then wait until no kind has been asked for in a
