@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"context"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -56,6 +57,31 @@ type ManagerOptions struct {
 	// NewCache, when set, makes the manager's cache (default: controller-runtime's). Tests wrap
 	// the cache to see which informers are asked for, and when.
 	NewCache cache.NewCacheFunc
+	// CacheSyncTimeout bounds each wait for informers to sync (0: controller-runtime's default,
+	// two minutes): the manager's wait for its cache (boundedSync), then each controller's.
+	CacheSyncTimeout time.Duration
+}
+
+// defaultCacheSyncTimeout is controller-runtime's default for a controller's wait.
+const defaultCacheSyncTimeout = 2 * time.Minute
+
+// boundedSync ends the manager's wait for its cache after a timeout. controller-runtime waits
+// for the cache without a deadline, and does not return from that wait even when stopped, so
+// one informer that can never list (its kind not readable under the controller's RBAC) held
+// the process forever, ready to its probes and deaf to SIGTERM. Past the timeout the manager
+// starts the controllers, whose own waits for the same informers have a deadline: the start
+// fails with a timeout, and client-go's log says which list was refused and why
+// (TestUnlistableKindFailsTheStart). Every informer is in the manager's wait since informEarly.
+type boundedSync struct {
+	cache.Cache
+	timeout time.Duration
+}
+
+func (c boundedSync) WaitForCacheSync(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	c.Cache.WaitForCacheSync(ctx)
+	return true
 }
 
 // NewManager builds the controller-runtime manager Gantry runs in.
@@ -67,6 +93,13 @@ func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
 	var hooks webhook.Server
 	if o.WebhookPort > 0 {
 		hooks = webhook.NewServer(webhook.Options{Port: o.WebhookPort, Host: o.WebhookHost, CertDir: o.WebhookCertDir})
+	}
+	newCache := o.NewCache
+	if newCache == nil {
+		newCache = cache.New
+	}
+	if o.CacheSyncTimeout <= 0 {
+		o.CacheSyncTimeout = defaultCacheSyncTimeout
 	}
 	return ctrl.NewManager(cfg, ctrl.Options{
 		WebhookServer:           hooks,
@@ -89,8 +122,14 @@ func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
 			ByObject: map[client.Object]cache.ByObject{
 				&corev1.Secret{}: {Field: fields.OneTermEqualSelector("type", string(corev1.SecretTypeTLS)), Transform: stripSecret},
 			}},
-		NewCache:   o.NewCache,
-		Controller: config.Controller{SkipNameValidation: &o.Restartable},
+		NewCache: func(cfg *rest.Config, co cache.Options) (cache.Cache, error) {
+			c, err := newCache(cfg, co)
+			if err != nil {
+				return nil, err
+			}
+			return boundedSync{Cache: c, timeout: o.CacheSyncTimeout}, nil
+		},
+		Controller: config.Controller{SkipNameValidation: &o.Restartable, CacheSyncTimeout: o.CacheSyncTimeout},
 	})
 }
 
