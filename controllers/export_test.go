@@ -16,3 +16,6 @@ func NewPolicyReconcilerForTest(c client.Client, kind string, interval time.Dura
 	pr := &PolicyReconciler{Client: c, Kind: kind, MinInterval: interval, board: &board{}, reaches: reaches}
 	return pr, pr.board.attempted
 }
+
+// NewRESTMapper is the manager's RESTMapper, for tests of it on the suite's API server.
+var NewRESTMapper = newRESTMapper

@@ -104,6 +104,7 @@ func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
 	return ctrl.NewManager(cfg, ctrl.Options{
 		WebhookServer:           hooks,
 		Scheme:                  NewScheme(),
+		MapperProvider:          newRESTMapper,
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddress},
 		HealthProbeBindAddress:  o.HealthProbeAddress,
 		PprofBindAddress:        o.PprofAddress,
