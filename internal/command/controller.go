@@ -11,7 +11,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"gantry.dev/gantry/boundary"
 	"gantry.dev/gantry/controllers"
@@ -74,10 +73,7 @@ func (o *controllerOptions) run(cmd *cobra.Command, stderr io.Writer) error {
 	default:
 		return Usagef("--log-level must be info or debug, not %q", o.logLevel)
 	}
-	// Timestamps to the millisecond: a reconcile takes a few, and whole seconds cannot order
-	// the lines of a start or a convergence.
-	ctrl.SetLogger(zap.New(zap.WriteTo(stderr), zap.Level(level), zap.UseDevMode(o.development),
-		func(zo *zap.Options) { zo.TimeEncoder = zapcore.TimeEncoderOfLayout("2006-01-02T15:04:05.000Z07:00") }))
+	ctrl.SetLogger(newLogger(stderr, level, o.development))
 	if o.checkMemory < 0 {
 		return Usagef("--render-check-memory must be 0 or more, not %d", o.checkMemory)
 	}
