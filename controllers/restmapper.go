@@ -52,6 +52,16 @@ func (t countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // mapper may have learned something new), and an answer is remembered only if no discovery
 // request was made while it was asked and nothing was forgotten since. Errors are not
 // remembered.
+//
+// This rests on how controller-runtime's mapper works (v0.25): it changes what it knows only
+// inside a call, after a request through the HTTP client it was given, and it has no Reset and
+// no refresh in the background. Check again on an upgrade of controller-runtime;
+// TestRESTMapperLearnsNewKinds runs the real one.
+//
+// A limit: a kind that is not served (a blueprint's kind whose CRD is missing) is asked of
+// discovery at each lookup, by the wrapped mapper, and so forgets every answer each time: while
+// some reconcile keeps looking such a kind up, the memo saves little. Such a lookup costs a
+// request to the API server with or without the memo.
 type memoMapper struct {
 	meta.RESTMapper
 	discoveries func() uint64

@@ -1,9 +1,12 @@
 package controllers_test
 
 import (
+	"context"
+	"fmt"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -11,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"gantry.dev/gantry/controllers"
+	"gantry.dev/gantry/internal/testenv"
 )
 
 // TestRESTMapperLearnsNewKinds: the manager's mapper, on the suite's API server, answers a
@@ -61,7 +65,19 @@ func TestRESTMapperLearnsNewKinds(t *testing.T) {
 	if err := c.Create(t.Context(), crd); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.Delete(t.Context(), crd) })
+	t.Cleanup(func() { // t.Context() has ended by now
+		ctx := context.Background()
+		if err := c.Delete(ctx, crd); err != nil {
+			t.Errorf("delete the CRD: %v", err)
+			return
+		}
+		testenv.Eventually(t, "the CRD gone", func() error {
+			if err := c.Get(ctx, client.ObjectKeyFromObject(crd), crd); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("still there (%v)", err)
+			}
+			return nil
+		})
+	})
 	var got *meta.RESTMapping
 	eventually(t, "the new kind mapped", func() error {
 		got, err = m.RESTMapping(widget, "v1")

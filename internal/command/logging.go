@@ -27,6 +27,10 @@ func newLogger(w io.Writer, level zapcore.Level, development bool, more ...zap.O
 // loggers that a reconcile that goes well never writes to. zap.Logger.WithLazy does this for a
 // logger it is called on; controller-runtime calls With through logr, so this core does it for
 // every With, chained ones included.
+//
+// A value given to WithValues is encoded when the first line is written, not when it is given:
+// a caller must not change it afterwards (a map, a slice, a pointer's target). The callers
+// today, controller-runtime's, give strings and values.
 type lazyWith struct{ zapcore.Core }
 
 func (c lazyWith) With(fields []zapcore.Field) zapcore.Core {
