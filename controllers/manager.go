@@ -128,7 +128,11 @@ func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
 			if err != nil {
 				return nil, err
 			}
-			return boundedSync{Cache: c, timeout: o.CacheSyncTimeout}, nil
+			direct, err := client.New(cfg, client.Options{HTTPClient: co.HTTPClient, Scheme: co.Scheme, Mapper: co.Mapper})
+			if err != nil {
+				return nil, err
+			}
+			return boundedSync{Cache: newWarmCache(c, co.Scheme, direct), timeout: o.CacheSyncTimeout}, nil
 		},
 		Controller: config.Controller{SkipNameValidation: &o.Restartable, CacheSyncTimeout: o.CacheSyncTimeout},
 	})
