@@ -8,26 +8,39 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 )
 
-// warmTimeout bounds warmCache's requests: past it the informers start anyway.
-const warmTimeout = 5 * time.Second
+// warmTimeout bounds warmCache's requests: past it the informers start anyway. The most the
+// lists can save is the second of Retry-After; an API server that answers them 429 itself (API
+// Priority and Fairness turning requests away) has client-go retry them, and they must not hold
+// the start longer than they can save.
+const warmTimeout = time.Second
 
-// warmCache asks the API server for one object of each kind the cache will watch (a list with
-// limit 1, metadata only) before it starts the informers. An API server builds its watch cache of
-// a custom resource on the first request for it, and until that cache is built it answers a
-// watch that asks for the initial objects (client-go's streaming list) with 429 and
-// Retry-After: 1, and client-go waits that second. On a first install (the CRDs and the
+// warmCache asks the API server for one object of each custom resource kind the cache will
+// watch (a list with limit 1, metadata only) before it starts the informers. An API server
+// builds its watch cache of a custom resource on the first request for it, and until that cache
+// is built it answers a watch that asks for the initial objects (client-go's streaming list) with
+// 429 and Retry-After: 1, and client-go waits that second. On a first install (the CRDs and the
 // controller installed together) the informers were those first requests: the controller
 // started a second late (1.1 s before the informers synced, 0.17 s after a plain list of each
-// kind first; TestWarmStartIsNotTurnedAway). A plain list is served from etcd whether the
-// watch cache is built or not, and it starts the building. The requests go out together and
-// cost a few milliseconds on an API server that has served the kinds before; their errors are
-// only logged, since the informers meet the same ones and report them.
+// kind first; TestWarmStartIsNotTurnedAway). A plain list without selectors is served from etcd
+// whether the watch cache is built or not, and it starts the building. The requests go out
+// together and cost a few milliseconds on an API server that has served the kinds before; their
+// errors are only logged, since the informers meet the same ones and report them.
+//
+// Best effort: the lists start the building but do not wait for it; a watch cache that takes
+// longer to build than the lists take to answer (a large kind on an API server that has just
+// restarted) still turns the informers away for a second, as before.
+//
+// Built-in kinds are left out: the API server builds their watch caches when it starts, and a
+// list without the cache's own selectors would read what the cache does not (the Secret cache
+// holds kubernetes.io/tls Secrets only; a list of one Secret could be any Secret, and its
+// last-applied annotation can hold its data).
 //
 // It sees the kinds asked for before the cache starts: every informer is created before then
 // (informEarly, TestInformersStartTogether).
@@ -54,6 +67,9 @@ func (c *warmCache) note(o client.Object) {
 }
 
 func (c *warmCache) noteKind(gvk schema.GroupVersionKind) {
+	if clientgoscheme.Scheme.Recognizes(gvk) {
+		return // built in: its watch cache is built when the API server starts
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.started {
