@@ -150,19 +150,16 @@ func TLSVerdict(s *corev1.Secret) error {
 }
 
 // StripTLSSecret reduces a Secret to what Gantry reads of it: its metadata without
-// managedFields, its type, and the verdict on its certificate and key (AnnotationTLSVerdict)
-// in place of its data.
+// annotations and managedFields, its type, and the verdict on its certificate and key
+// (AnnotationTLSVerdict) in place of its data. No annotation is kept: a Secret written with
+// `kubectl apply` carries its whole data, private key included, in its last-applied annotation,
+// and any other annotation could too; Gantry reads none of them.
 func StripTLSSecret(s *corev1.Secret) {
 	verdict := "valid"
 	if _, err := tls.X509KeyPair(s.Data[corev1.TLSCertKey], s.Data[corev1.TLSPrivateKeyKey]); err != nil {
 		verdict = err.Error()
 	}
-	ann := make(map[string]string, len(s.Annotations)+1)
-	for k, v := range s.Annotations {
-		ann[k] = v
-	}
-	ann[AnnotationTLSVerdict] = verdict
-	s.Annotations = ann
+	s.Annotations = map[string]string{AnnotationTLSVerdict: verdict}
 	s.Data, s.StringData, s.ManagedFields = nil, nil, nil
 }
 

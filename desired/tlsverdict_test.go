@@ -1,6 +1,9 @@
 package desired_test
 
 import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,5 +40,37 @@ func TestStripTLSSecret(t *testing.T) {
 		if !tt.valid && after != nil && before != nil && after.Error() != before.Error() {
 			t.Errorf("Secret %s: the stripped verdict %q is not %q", tt.s.Name, after, before)
 		}
+	}
+}
+
+// TestStripTLSSecretKeepsNoKey: a TLS Secret written with `kubectl apply` holds its data twice,
+// in data and in its last-applied annotation, and may hold it in any other annotation. What the
+// cache keeps of it, serialized whole, contains neither the private key's PEM nor its base64.
+func TestStripTLSSecretKeepsNoKey(t *testing.T) {
+	s := confk8s.MustCreateSelfSignedCertSecret(t, "team-a", "applied", []string{"example.com"})
+	key := s.Data[corev1.TLSPrivateKeyKey]
+	applied, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "Secret", "type": s.Type, "data": s.Data,
+		"metadata": map[string]any{"name": s.Name, "namespace": s.Namespace}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Annotations = map[string]string{"kubectl.kubernetes.io/last-applied-configuration": string(applied), "team-a.example/backup": string(key)}
+	desired.StripTLSSecret(s)
+	kept, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := bytes.TrimSpace(bytes.Split(bytes.Split(key, []byte("-----\n"))[1], []byte("\n-----"))[0])
+	for name, secret := range map[string][]byte{
+		"the key's PEM":           key,
+		"the key's base64":        []byte(base64.StdEncoding.EncodeToString(key)),
+		"the PEM block's content": block[:64],
+	} {
+		if bytes.Contains(kept, secret) {
+			t.Errorf("the stripped Secret holds %s: %s", name, kept)
+		}
+	}
+	if err := desired.TLSVerdict(s); err != nil {
+		t.Errorf("the verdict: %v, want valid", err)
 	}
 }
