@@ -118,5 +118,5 @@ func (c *warmCache) warm(ctx context.Context, kinds map[schema.GroupVersionKind]
 		})
 	}
 	wg.Wait()
-	logger.V(1).Info("listed each watched kind once before the informers", "kinds", len(kinds), "took", time.Since(start).String())
+	logger.V(1).Info("listed each watched custom resource kind once before the informers", "kinds", len(kinds), "took", time.Since(start).String())
 }
