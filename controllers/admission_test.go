@@ -9,7 +9,6 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"gantry.dev/gantry/apis/v1alpha1"
-	"gantry.dev/gantry/controllers"
 )
 
 // TestAdmissionRejectsNonsense: the CRDs' validation refuses, at admission, policies that make
@@ -56,14 +55,7 @@ func TestAdmissionRejectsNonsense(t *testing.T) {
 			}
 		})
 	}
-	scheme := controllers.NewScheme()
-	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := crdClient(t)
 	crd := &apiextensionsv1.CustomResourceDefinition{}
 	for _, name := range []string{"gatewayclassconfigs.gateway.gantry.dev", "gatewayconfigs.gateway.gantry.dev"} {
 		if err := c.Get(t.Context(), client.ObjectKey{Name: name}, crd); err != nil {

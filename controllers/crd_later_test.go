@@ -9,8 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"gantry.dev/gantry/controllers"
 )
 
 // TestKindInstalledLater: issue 21. A blueprint renders a kind whose CRD is not installed: the
@@ -24,14 +22,7 @@ func TestKindInstalledLater(t *testing.T) {
 	create(t, gateway(ns, "web", class))
 	waitGateway(t, ns, "web", "Programmed", metav1.ConditionFalse, "RenderFailed")
 
-	scheme := controllers.NewScheme()
-	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := crdClient(t)
 	crd := &apiextensionsv1.CustomResourceDefinition{
 		ObjectMeta: metav1.ObjectMeta{Name: "widgets." + group},
 		Spec: apiextensionsv1.CustomResourceDefinitionSpec{

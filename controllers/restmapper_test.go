@@ -54,14 +54,7 @@ func TestRESTMapperLearnsNewKinds(t *testing.T) {
 				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptr(true)}}}},
 		},
 	}
-	scheme := controllers.NewScheme()
-	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := crdClient(t)
 	if err := c.Create(t.Context(), crd); err != nil {
 		t.Fatal(err)
 	}

@@ -125,6 +125,20 @@ func namespace(t *testing.T, labels map[string]string) string {
 	return name
 }
 
+// crdClient is a client of the suite's API server that also knows CustomResourceDefinitions.
+func crdClient(t *testing.T) client.Client {
+	t.Helper()
+	scheme := controllers.NewScheme()
+	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func eventually(t *testing.T, what string, check func() error) {
 	t.Helper()
 	testenv.Eventually(t, what, check)
