@@ -178,8 +178,8 @@ func TestCompactRoundTrip(t *testing.T) {
 // each with its own name and uid: the heap they hold decoded as the watch decodes them, and
 // compacted. Typed metadata and the rest as JSON held 3,000 bytes of 9,337 (32%); the rest as
 // an s2 block against the kind's dictionary 1,346 (14%). The bound is between the two. Measured
-// again on 2026-11-27, five runs each: labels and annotations as maps 1,789–2,016 bytes (two of
-// three runs over the bound), as pairs 1,525–1,557.
+// again on 2026-11-27: labels and annotations as maps 1,789–2,016 bytes in three runs (two of
+// them over the bound), as pairs 1,352–1,557 in eight.
 func TestCompactIsSmaller(t *testing.T) {
 	restDicts.Clear() // the dictionary is the first Deployment compacted here, not another test's
 	defer restDicts.Clear()
