@@ -124,6 +124,7 @@ func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
 			ByObject: map[client.Object]cache.ByObject{
 				&corev1.Secret{}:  {Field: fields.OneTermEqualSelector("type", string(corev1.SecretTypeTLS)), Transform: stripSecret},
 				serviceMetadata(): {Transform: serviceIdentity},
+				&gwv1.Gateway{}:   {Transform: internGateway},
 			}},
 		NewCache: func(cfg *rest.Config, co cache.Options) (cache.Cache, error) {
 			c, err := newCache(cfg, co)
@@ -162,6 +163,51 @@ func serviceIdentity(obj any) (any, error) {
 	m.ObjectMeta = metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
 		Generation: m.Generation, DeletionTimestamp: m.DeletionTimestamp}
 	return m, nil
+}
+
+// internGateway is the Gateway cache's transform: managedFields dropped, as for every kind
+// (cache.TransformStripManagedFields), and the strings that recur from Gateway to Gateway
+// interned (intern, compact.go): the conditions' types, statuses, reasons and messages, which
+// Gantry writes alike on every Gateway of a class, the listeners' names and protocols, the
+// route kinds they support, the class and the namespace. A Gateway as Gantry leaves it, with
+// ten conditions, holds about 3.2–3.8 KB decoded and 2.3–2.5 KB interned
+// (TestInternGatewayIsSmaller): 7 to 14 MB at 10,000 Gateways. The values are not changed,
+// only where their bytes are.
+func internGateway(obj any) (any, error) {
+	gw, ok := obj.(*gwv1.Gateway)
+	if !ok {
+		return obj, nil
+	}
+	gw.ManagedFields = nil
+	gw.Namespace = intern(gw.Namespace)
+	gw.Spec.GatewayClassName = gwv1.ObjectName(intern(string(gw.Spec.GatewayClassName)))
+	for i := range gw.Spec.Listeners {
+		l := &gw.Spec.Listeners[i]
+		l.Name = gwv1.SectionName(intern(string(l.Name)))
+		l.Protocol = gwv1.ProtocolType(intern(string(l.Protocol)))
+	}
+	internConditions(gw.Status.Conditions)
+	for i := range gw.Status.Listeners {
+		l := &gw.Status.Listeners[i]
+		l.Name = gwv1.SectionName(intern(string(l.Name)))
+		internConditions(l.Conditions)
+		for j := range l.SupportedKinds {
+			k := &l.SupportedKinds[j]
+			k.Kind = gwv1.Kind(intern(string(k.Kind)))
+			if k.Group != nil {
+				*k.Group = gwv1.Group(intern(string(*k.Group)))
+			}
+		}
+	}
+	return gw, nil
+}
+
+func internConditions(cs []metav1.Condition) {
+	for i := range cs {
+		c := &cs[i]
+		c.Type, c.Reason, c.Message = intern(c.Type), intern(c.Reason), intern(c.Message)
+		c.Status = metav1.ConditionStatus(intern(string(c.Status)))
+	}
 }
 
 func stripSecret(obj any) (any, error) {
