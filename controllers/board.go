@@ -16,7 +16,7 @@ import (
 type board struct {
 	mu sync.Mutex
 	// outcomes[policy][ancestor Gateway] is the policy's outcome there.
-	outcomes map[precedence.Ref]map[types.NamespacedName]precedence.Outcome
+	outcomes map[precedence.Ref]map[types.NamespacedName]outcome
 	// byGateway remembers which policies a Gateway reported, to forget them.
 	byGateway map[types.NamespacedName][]precedence.Ref
 	// broken[policy][Gateway] says how the policy's values break the Gateway's blueprint's
@@ -28,9 +28,19 @@ type board struct {
 	reported map[types.NamespacedName]bool
 }
 
+// outcome is a precedence.Outcome on the board, without the Ref it is filed under: a policy's
+// outcomes are one per Gateway it applies to, 10,000 for a class's policy at N=10,000, and the
+// Ref was a third of each map entry.
+type outcome struct {
+	Level      precedence.Level
+	State      precedence.State
+	Reason     string
+	Superseded []precedence.Superseded
+}
+
 func (b *board) init() {
 	if b.outcomes == nil {
-		b.outcomes = map[precedence.Ref]map[types.NamespacedName]precedence.Outcome{}
+		b.outcomes = map[precedence.Ref]map[types.NamespacedName]outcome{}
 		b.byGateway = map[types.NamespacedName][]precedence.Ref{}
 		b.reported = map[types.NamespacedName]bool{}
 		b.broken = map[precedence.Ref]map[types.NamespacedName]string{}
@@ -55,13 +65,13 @@ func (b *board) record(gw types.NamespacedName, results ...*precedence.Result) [
 			}
 			m := b.outcomes[o.Ref]
 			if m == nil {
-				m = map[types.NamespacedName]precedence.Outcome{}
+				m = map[types.NamespacedName]outcome{}
 				b.outcomes[o.Ref] = m
 			}
 			if prev, ok := m[gw]; ok && !worse(o.State, prev.State) {
 				continue // a route chain may see the policy too; report the worse outcome
 			}
-			m[gw] = o
+			m[gw] = outcome{Level: o.Level, State: o.State, Reason: o.Reason, Superseded: o.Superseded}
 			b.byGateway[gw] = append(b.byGateway[gw], o.Ref)
 		}
 	}
@@ -147,13 +157,20 @@ func (b *board) forgetLocked(gw types.NamespacedName) []precedence.Ref {
 	return refs
 }
 
+// reach is how many Gateways a policy has outcomes on.
+func (b *board) reach(ref precedence.Ref) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.outcomes[ref])
+}
+
 // policy returns a copy of a policy's outcomes by Gateway.
 func (b *board) policy(ref precedence.Ref) map[types.NamespacedName]precedence.Outcome {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	out := make(map[types.NamespacedName]precedence.Outcome, len(b.outcomes[ref]))
 	for k, v := range b.outcomes[ref] {
-		out[k] = v
+		out[k] = precedence.Outcome{Ref: ref, Level: v.Level, State: v.State, Reason: v.Reason, Superseded: v.Superseded}
 	}
 	return out
 }
