@@ -159,10 +159,10 @@ type look struct {
 // perLook is how many Gateways a policy's outcomes may reach before its looks are spaced out
 // further: every look lists them all (the Gateways it reaches, and its outcomes on the board),
 // and a class-wide policy is looked at once a MinInterval all through a first convergence, whose
-// length grows with N. Its looks were 0.28 ms of CPU per Gateway at N=10,000 against about 0.03
-// at 1,000 (profiles of the scale harness, docs/performance.md). One more MinInterval per
+// length grows with N, so the looks grew as N². They were 0.28 ms of CPU per Gateway at
+// N=10,000 (a profile of the scale harness, docs/performance.md). One more MinInterval per
 // perLook Gateways keeps a look's cost per second, and so per Gateway, the same at any N: at
-// 10,000 Gateways a class-wide policy's status is rewritten at most every 10 s by default.
+// 10,000 Gateways a class-wide policy's status is rewritten at most every 11 s by default.
 const perLook = 1000
 
 // lookInterval is the least time between two looks at a policy whose outcomes reached reach
