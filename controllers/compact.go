@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 )
 
@@ -178,6 +179,33 @@ func (p pairs) anyMap() map[string]any {
 		m[p[i]] = p[i+1]
 	}
 	return m
+}
+
+// get is the value of key k, "" when there is none.
+func (p pairs) get(k string) string {
+	for i := 0; i < len(p); i += 2 {
+		if p[i] == k {
+			return p[i+1]
+		}
+	}
+	return ""
+}
+
+// labelOf and annotationOf read one label or annotation of an object, of a compact one
+// without the map its accessor builds: the owner index and the rendered objects' event
+// handler read one on every event.
+func labelOf(o client.Object, k string) string {
+	if c, ok := o.(*compactObject); ok {
+		return c.labels.get(k)
+	}
+	return o.GetLabels()[k]
+}
+
+func annotationOf(o client.Object, k string) string {
+	if c, ok := o.(*compactObject); ok {
+		return c.annotations.get(k)
+	}
+	return o.GetAnnotations()[k]
 }
 
 // GetLabels, SetLabels, GetAnnotations and SetAnnotations read and write the pairs, for the

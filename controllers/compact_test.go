@@ -159,6 +159,14 @@ func TestCompactRoundTrip(t *testing.T) {
 					t.Fatalf("object %d: the cached %s is %#v, the decoded object's %#v", i, c.what, c.got, c.want)
 				}
 			}
+			for _, k := range []string{"gateway.gantry.dev/template", "app", "gateway.networking.k8s.io/gateway-name", "", "ü/x", "absent"} {
+				if got, want := labelOf(compacted, k), want.GetLabels()[k]; got != want {
+					t.Fatalf("object %d: the cached label %q reads %q, the decoded object's %q", i, k, got, want)
+				}
+				if got, want := annotationOf(compacted, k), want.GetAnnotations()[k]; got != want {
+					t.Fatalf("object %d: the cached annotation %q reads %q, the decoded object's %q", i, k, got, want)
+				}
+			}
 		}
 		again, err := compactRendered(compacted)
 		if err != nil {

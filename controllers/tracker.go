@@ -205,7 +205,7 @@ func renderedSelector() labels.Selector {
 func ownerKey(gw types.NamespacedName) string { return gw.Namespace + "/" + gw.Name }
 
 func ownerOf(o client.Object) (types.NamespacedName, bool) {
-	ns, name, ok := strings.Cut(o.GetAnnotations()[v1alpha1.AnnotationOwner], "/")
+	ns, name, ok := strings.Cut(annotationOf(o, v1alpha1.AnnotationOwner), "/")
 	if !ok || ns == "" || name == "" {
 		return types.NamespacedName{}, false
 	}
@@ -228,7 +228,7 @@ func ownerIndex(obj any) ([]string, error) {
 	if !ok {
 		return nil, nil
 	}
-	if owner := o.GetAnnotations()[v1alpha1.AnnotationOwner]; owner != "" {
+	if owner := annotationOf(o, v1alpha1.AnnotationOwner); owner != "" {
 		return []string{owner}, nil
 	}
 	return nil, nil
@@ -356,7 +356,7 @@ func (t *tracker) owned(ctx context.Context, proof ownerProof) ([]*unstructured.
 		}
 		for _, c := range cached {
 			o, ok := c.(client.Object)
-			if !ok || o.GetLabels()[v1alpha1.LabelGatewayName] != gwLabel {
+			if !ok || labelOf(o, v1alpha1.LabelGatewayName) != gwLabel {
 				continue
 			}
 			// A copy, expanded (compact.go): the cache's object is shared.
