@@ -145,7 +145,7 @@ func (c *compactObject) putMeta(obj, meta map[string]any) {
 type pairs []string
 
 // pairsOf packs m's strings, interned (intern); nil for nil.
-func pairsOf[V string | any](m map[string]V) (pairs, bool) {
+func pairsOf[V any](m map[string]V) (pairs, bool) {
 	if m == nil {
 		return nil, true
 	}

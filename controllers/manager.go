@@ -141,7 +141,6 @@ func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
 	})
 }
 
-// stripSecret is the Secret cache's transform (desired.StripTLSSecret).
 // serviceMetadata is the object of the metadata-only Service cache (builder.OnlyMetadata).
 func serviceMetadata() *metav1.PartialObjectMetadata {
 	m := &metav1.PartialObjectMetadata{}
@@ -210,6 +209,7 @@ func internConditions(cs []metav1.Condition) {
 	}
 }
 
+// stripSecret is the Secret cache's transform (desired.StripTLSSecret).
 func stripSecret(obj any) (any, error) {
 	if s, ok := obj.(*corev1.Secret); ok {
 		desired.StripTLSSecret(s)
