@@ -53,7 +53,7 @@ func NewController(stderr io.Writer) *cobra.Command {
 	f.DurationVar(&o.manager.SyncPeriod, "sync-period", 0, "reconcile every object again this often (default: controller-runtime's, about 10h)")
 	f.StringVar(&o.controllers.ControllerNamespace, "controller-namespace", desired.DefaultControllerNamespace, "namespace whose GatewayClassConfigs are global")
 	f.IntVar(&o.controllers.GatewayConcurrency, "gateway-concurrency", 4, "Gateways reconciled at once")
-	f.DurationVar(&o.controllers.PolicyStatusInterval, "policy-status-interval", time.Second, "least time between two status writes of one policy")
+	f.DurationVar(&o.controllers.PolicyStatusInterval, "policy-status-interval", time.Second, "least time between two status writes of one policy; one more for each 1,000 Gateways the policy applies to")
 	AddLimitFlags(f, &o.controllers.RenderLimits)
 	f.IntVar(&o.checkMemory, "render-check-memory", boundary.DefaultMemory, "bytes of the structure check's memory of placeholder renders, reused when a render's input has the same shape (0: off)")
 	f.IntVar(&o.memory, "render-memory", render.DefaultOutputMemory, "bytes of the memory of render outputs by their whole input: a reconcile whose input did not change does not render again (0: off)")
