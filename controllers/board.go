@@ -157,11 +157,18 @@ func (b *board) forgetLocked(gw types.NamespacedName) []precedence.Ref {
 	return refs
 }
 
-// reach is how many Gateways a policy has outcomes on.
+// reach is how many Gateways a policy has outcomes on or breaks: a look at it goes through
+// each of them.
 func (b *board) reach(ref precedence.Ref) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return len(b.outcomes[ref])
+	n := len(b.outcomes[ref])
+	for gw := range b.broken[ref] {
+		if _, ok := b.outcomes[ref][gw]; !ok {
+			n++
+		}
+	}
+	return n
 }
 
 // policy returns a copy of a policy's outcomes by Gateway.

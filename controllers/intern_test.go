@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/json"
@@ -58,13 +59,16 @@ func TestInternGatewayKeepsValues(t *testing.T) {
 
 // TestInternGatewayIsSmaller: what the transform is for. A Gateway as Gantry leaves it held 3,232
 // bytes decoded (managedFields dropped) and 2,470 with only its conditions interned, measured
-// alone; with this transform, here, 3,756–3,830 and 2,275–2,364 in three runs. The controller
-// suite runs beside the measurement, so the bound is loose (seen failing with the conditions
-// left alone: 3,119 of 3,190).
+// alone; with this transform, in this test binary, 3,718–3,883 and 2,250–2,364. Those figures
+// are logged, not asserted: the controller suite runs beside the test and allocates too. What
+// is asserted is what interning does, counted the same way whatever else runs: the bytes of
+// string data the Gateways hold, each distinct string counted once, found by walking every
+// string of every Gateway (not only those the transform touches).
 func TestInternGatewayIsSmaller(t *testing.T) {
-	const n = 4000
-	gws := make([]any, n)
-	held := func(transform func(*gwv1.Gateway) any) uint64 {
+	const n = 1000
+	gws := make([]*gwv1.Gateway, n)
+	held := func(transform func(*gwv1.Gateway) *gwv1.Gateway) (heap, strs uint64) {
+		clear(gws) // the previous pass's Gateways go before this one is measured
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
@@ -73,14 +77,54 @@ func TestInternGatewayIsSmaller(t *testing.T) {
 		}
 		runtime.GC()
 		runtime.ReadMemStats(&after)
-		return (after.HeapAlloc - before.HeapAlloc) / n
+		seen := map[uintptr]bool{}
+		for _, gw := range gws {
+			strs += stringBytes(reflect.ValueOf(gw), seen)
+		}
+		return (after.HeapAlloc - before.HeapAlloc) / n, strs / n
 	}
-	plain := held(func(gw *gwv1.Gateway) any { gw.ManagedFields = nil; return gw })
-	clear(gws)
-	interned := held(func(gw *gwv1.Gateway) any { o, _ := internGateway(gw); return o })
+	plainHeap, plain := held(func(gw *gwv1.Gateway) *gwv1.Gateway { gw.ManagedFields = nil; return gw })
+	internedHeap, interned := held(func(gw *gwv1.Gateway) *gwv1.Gateway { o, _ := internGateway(gw); return o.(*gwv1.Gateway) })
 	runtime.KeepAlive(gws)
-	t.Logf("a Gateway holds %d bytes decoded, %d interned", plain, interned)
-	if interned*100 > plain*85 {
-		t.Errorf("interned, a Gateway holds %d bytes, more than 85%% of its %d decoded", interned, plain)
+	t.Logf("a Gateway holds %d bytes decoded, %d interned; of them string data %d and %d bytes", plainHeap, internedHeap, plain, interned)
+	if interned*2 > plain {
+		t.Errorf("interned, a Gateway holds %d bytes of string data of its own, more than half its %d decoded", interned, plain)
 	}
+}
+
+// stringBytes is the length of every string v reaches whose data seen has not counted yet.
+func stringBytes(v reflect.Value, seen map[uintptr]bool) uint64 {
+	switch v.Kind() {
+	case reflect.String:
+		s := v.String()
+		if len(s) == 0 || seen[uintptr(unsafe.Pointer(unsafe.StringData(s)))] {
+			return 0
+		}
+		seen[uintptr(unsafe.Pointer(unsafe.StringData(s)))] = true
+		return uint64(len(s))
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return 0
+		}
+		return stringBytes(v.Elem(), seen)
+	case reflect.Struct:
+		var n uint64
+		for i := range v.NumField() {
+			n += stringBytes(v.Field(i), seen)
+		}
+		return n
+	case reflect.Slice, reflect.Array:
+		var n uint64
+		for i := range v.Len() {
+			n += stringBytes(v.Index(i), seen)
+		}
+		return n
+	case reflect.Map:
+		var n uint64
+		for it := v.MapRange(); it.Next(); {
+			n += stringBytes(it.Key(), seen) + stringBytes(it.Value(), seen)
+		}
+		return n
+	}
+	return 0
 }

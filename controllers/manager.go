@@ -157,7 +157,7 @@ func serviceMetadata() *metav1.PartialObjectMetadata {
 func serviceIdentity(obj any) (any, error) {
 	m, ok := obj.(*metav1.PartialObjectMetadata)
 	if !ok {
-		return obj, nil
+		return stripManagedFields(obj) // this setting is the Service kind's in every form
 	}
 	m.ObjectMeta = metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
 		Generation: m.Generation, DeletionTimestamp: m.DeletionTimestamp}
@@ -175,7 +175,7 @@ func serviceIdentity(obj any) (any, error) {
 func internGateway(obj any) (any, error) {
 	gw, ok := obj.(*gwv1.Gateway)
 	if !ok {
-		return obj, nil
+		return stripManagedFields(obj) // this setting is the Gateway kind's in every form
 	}
 	gw.ManagedFields = nil
 	gw.Namespace = intern(gw.Namespace)
@@ -200,6 +200,11 @@ func internGateway(obj any) (any, error) {
 	}
 	return gw, nil
 }
+
+// stripManagedFields is the default transform, for the forms of a kind (typed, metadata,
+// unstructured) that a kind's own transform does not handle: a ByObject setting is the kind's
+// in every form, and replaces the default transform.
+var stripManagedFields = cache.TransformStripManagedFields()
 
 func internConditions(cs []metav1.Condition) {
 	for i := range cs {

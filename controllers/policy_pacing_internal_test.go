@@ -41,3 +41,21 @@ func TestLooksSpacedByReach(t *testing.T) {
 		}
 	}
 }
+
+// TestLooksSpacedByBrokenReach: a policy whose values break every Gateway it reaches (values
+// unknown, so no outcome) reaches them all the same: each look goes through its broken map of
+// N Gateways, so its looks are spaced as for N outcomes. Found by a review (a helper session);
+// seen failing before the fix.
+func TestLooksSpacedByBrokenReach(t *testing.T) {
+	b := &board{}
+	ref := precedence.Ref{Kind: precedence.KindGatewayClassConfig, Name: "global"}
+	for i := range 5 * perLook {
+		b.breaks(types.NamespacedName{Namespace: "ns", Name: fmt.Sprintf("gw-%d", i)}, nil, map[precedence.Ref]string{ref: "breaks"})
+	}
+	r := &PolicyReconciler{Kind: precedence.KindGatewayClassConfig, MinInterval: time.Second, board: b}
+	key := types.NamespacedName{Name: "global"}
+	r.looked(key)
+	if w := r.wait(key); w < 2*time.Second {
+		t.Errorf("a policy breaking %d Gateways waits %v between looks, as one reaching none", 5*perLook, w)
+	}
+}

@@ -235,11 +235,17 @@ func ownerIndex(obj any) ([]string, error) {
 	return nil, nil
 }
 
-// ownerIndexer is the index of the informer of u's kind in c.
+// ownerIndexer is the index of the informer of u's kind in c, once it has synced. On a cache that
+// has not started, GetInformer does not wait and the index is empty, where cache.List says
+// the cache has not started: an empty answer would read as "no objects" (a finalizer dropped
+// with objects left, nothing pruned), so it is an error.
 func ownerIndexer(ctx context.Context, c cache.Cache, u *unstructured.Unstructured) (toolscache.Indexer, error) {
 	inf, err := c.GetInformer(ctx, u)
 	if err != nil {
 		return nil, err
+	}
+	if !inf.HasSynced() {
+		return nil, fmt.Errorf("the cache of %s has not synced: %w", u.GroupVersionKind().Kind, errCacheBehind)
 	}
 	i, ok := inf.(interface{ GetIndexer() toolscache.Indexer })
 	if !ok {
