@@ -30,8 +30,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -239,7 +239,7 @@ func measure(n int) (*Result, error) {
 	}
 	defer env.Stop()
 	// The harness's own client is not counted; the controller's goes through the counter.
-	harness, err := client.New(rest.CopyConfig(cfg), client.Options{Scheme: controllers.NewScheme()})
+	harness, err := client.NewWithWatch(rest.CopyConfig(cfg), client.Options{Scheme: controllers.NewScheme()})
 	if err != nil {
 		return nil, err
 	}
@@ -547,66 +547,26 @@ func gc(ns, name, kind, target, def string) *v1alpha1.GatewayConfig {
 	}}
 }
 
-// pollEvery is how often a wait lists all N objects: less often for a large N, so that the
-// harness's own lists do not load the API server the controller is measured against.
-func pollEvery(n int) time.Duration {
-	return max(250*time.Millisecond, time.Duration(n/4)*time.Millisecond)
-}
-
 // waitLimit is how long a wait gives N Gateways.
 func waitLimit(n int) time.Duration { return 15*time.Minute + time.Duration(n)*100*time.Millisecond }
 
-func waitProgrammed(ctx context.Context, c client.Client, n int) error {
-	deadline := time.Now().Add(waitLimit(n))
-	lastReport := time.Now()
-	for time.Now().Before(deadline) {
-		l := &gwv1.GatewayList{}
-		if err := c.List(ctx, l); err != nil {
-			return err
-		}
-		done, stuck := 0, ""
-		for _, gw := range l.Items {
-			if c := meta.FindStatusCondition(gw.Status.Conditions, "Programmed"); c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == gw.Generation {
-				done++
-			} else if stuck == "" {
-				stuck = fmt.Sprintf("%s/%s: %+v", gw.Namespace, gw.Name, c)
-			}
-		}
-		if done == n {
-			return nil
-		}
-		if time.Since(lastReport) > 30*time.Second {
-			lastReport = time.Now()
-			fmt.Fprintf(os.Stderr, "  %d of %d Gateways Programmed; e.g. not yet %s\n", done, n, stuck)
-		}
-		time.Sleep(pollEvery(n))
-	}
-	return fmt.Errorf("Gateways not Programmed after %v", waitLimit(n))
+func waitProgrammed(ctx context.Context, c client.WithWatch, n int) error {
+	return await(ctx, c, &gwv1.GatewayList{}, &gwv1.Gateway{}, n, nil, programmed, "Gateways Programmed")
 }
 
-func waitReplicas(ctx context.Context, c client.Client, n int, replicas int32, only string) error {
-	deadline := time.Now().Add(waitLimit(n))
-	for time.Now().Before(deadline) {
-		l := &appsv1.DeploymentList{}
-		if err := c.List(ctx, l); err != nil {
-			return err
-		}
-		done := 0
-		for _, d := range l.Items {
-			if only != "" && d.Namespace+"/"+d.Name != only {
-				continue
-			}
-			// Every tenth Gateway keeps its own GatewayConfig default (4): more specific.
-			if d.Spec.Replicas != nil && (*d.Spec.Replicas == replicas || only == "" && *d.Spec.Replicas == 4) {
-				done++
-			}
-		}
-		if done >= n {
-			return nil
-		}
-		time.Sleep(pollEvery(n))
+// waitReplicas waits until n Deployments (the one named only, if only is namespace/name) have
+// the replicas given, or, every tenth Gateway's keeping its own GatewayConfig default (level 5,
+// more specific than the global policy), 4.
+func waitReplicas(ctx context.Context, c client.WithWatch, n int, replicas int32, only string) error {
+	opts := &client.ListOptions{}
+	if only != "" {
+		ns, name, _ := strings.Cut(only, "/")
+		opts.Namespace, opts.FieldSelector = ns, fields.OneTermEqualSelector("metadata.name", name)
 	}
-	return fmt.Errorf("Deployments did not reach %d replicas", replicas)
+	return await(ctx, c, &appsv1.DeploymentList{}, &appsv1.Deployment{}, n, opts, func(o client.Object) bool {
+		r := o.(*appsv1.Deployment).Spec.Replicas
+		return r != nil && (*r == replicas || only == "" && *r == 4)
+	}, fmt.Sprintf("Deployments with %d replicas", replicas))
 }
 
 func patchPolicy(ctx context.Context, c client.Client, obj client.Object, ns, name, patch string) error {
