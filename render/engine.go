@@ -643,73 +643,50 @@ func (x *execution) include(name string, data any) (string, error) {
 const maxMemoKey = 1024
 
 // memoKey is what include remembers an output by: the template's name for the root context;
-// for a scalar (a listener's name, a port), the name and the scalar with its type (63, "63" and
-// 63.0 print differently); for a dict of scalars and maps the root reaches, the name and the
-// dict's entries, each map by identity (the memo is forgotten when what the root reaches
-// changes). Other arguments are not remembered. A scalar reaches nothing, so an include of one
-// depends on it alone, as one of a dict that holds only it does.
+// for a dict of scalars and maps the root reaches, the name and the dict's entries, each
+// scalar with its type (63, "63" and 63.0 print differently) and each map by identity (the
+// memo is forgotten when what the root reaches changes). Other arguments are not remembered.
 func (x *execution) memoKey(name string, data any) (key string, root, ok bool) {
 	if isRoot(data, x.data) {
 		return name, true, true
 	}
-	var b strings.Builder
-	b.WriteString(name)
-	if _, isMap := data.(map[string]any); !isMap {
-		b.WriteString("\x00scalar") // never the root's key or a dict's
-		if !writeScalar(&b, data) || b.Len() > maxMemoKey {
-			return "", false, false
-		}
-		return b.String(), false, true
-	}
-	m := data.(map[string]any)
-	if m == nil || len(m) > 8 {
+	m, isMap := data.(map[string]any)
+	if !isMap || m == nil || len(m) > 8 {
 		return "", false, false
 	}
+	var b strings.Builder
+	b.WriteString(name)
 	b.WriteString("\x00dict") // never the root's key, even for an empty dict
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		b.WriteByte(0)
 		b.WriteString(strconv.Quote(k))
 		b.WriteByte('=')
 		switch v := m[k].(type) {
+		case string:
+			b.WriteString("s" + strconv.Quote(v))
+		case int:
+			b.WriteString("i" + strconv.Itoa(v))
+		case int64:
+			b.WriteString("I" + strconv.FormatInt(v, 10))
+		case float64:
+			b.WriteString("f" + strconv.FormatFloat(v, 'g', -1, 64))
+		case bool:
+			b.WriteString("b" + strconv.FormatBool(v))
+		case nil:
+			b.WriteString("n")
 		case map[string]any:
 			if v == nil || !isRoot(v, x.data) && !x.isRootMap(v) {
 				return "", false, false
 			}
 			fmt.Fprintf(&b, "p%p", v)
 		default:
-			if !writeScalar(&b, v) {
-				return "", false, false
-			}
+			return "", false, false
 		}
 		if b.Len() > maxMemoKey {
 			return "", false, false
 		}
 	}
 	return b.String(), false, true
-}
-
-// writeScalar writes v with its type, and reports whether v is a scalar it knows.
-func writeScalar(b *strings.Builder, v any) bool {
-	switch v := v.(type) {
-	case string:
-		if len(v) > maxMemoKey {
-			return false
-		}
-		b.WriteString("s" + strconv.Quote(v))
-	case int:
-		b.WriteString("i" + strconv.Itoa(v))
-	case int64:
-		b.WriteString("I" + strconv.FormatInt(v, 10))
-	case float64:
-		b.WriteString("f" + strconv.FormatFloat(v, 'g', -1, 64))
-	case bool:
-		b.WriteString("b" + strconv.FormatBool(v))
-	case nil:
-		b.WriteString("n")
-	default:
-		return false
-	}
-	return true
 }
 
 // isRoot reports whether data is the render's root context (the same map, not a copy).
