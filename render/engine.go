@@ -444,6 +444,9 @@ type execution struct {
 	placeholders bool
 	data         map[string]any
 	depth        int
+	// valueKeys is set when a render has no tenant values: a memo key may then hold a
+	// value (see memoKey).
+	valueKeys bool
 	// memo holds include outputs for the root context and small dicts (see memoKey);
 	// mutations counts calls of functions that change what the root reaches, which
 	// invalidate it.
@@ -521,6 +524,7 @@ func (b *Blueprint) newExecution(in *Input, sub *boundary.Substitution) (*execut
 		resources[k] = list
 	}
 	x.depth, x.memo, x.d = 0, nil, boundary.Decider{}
+	x.valueKeys = len(in.Tainted) == 0
 	x.placeholders = sub != nil
 	x.roots.stale = true
 	x.data = map[string]any{
@@ -646,6 +650,16 @@ const maxMemoKey = 1024
 // for a dict of scalars and maps the root reaches, the name and the dict's entries, each
 // scalar with its type (63, "63" and 63.0 print differently) and each map by identity (the
 // memo is forgotten when what the root reaches changes). Other arguments are not remembered.
+//
+// In a render with tenant values, no key holds a scalar. The structure check's render B
+// replays the decisions of A in A's order, so it must remember what A remembers, where A
+// does; it sees stand-ins for the tenant's values, so a key made of values would find, in
+// A, an include of a tenant value equal to a platform constant that B renders afresh (and
+// the other way round for a tenant bool, whose stand-in is its opposite). B's decisions
+// would then fall out of step: the check refused a value it should pass, or passed a tenant
+// string that adds a field (TestMemoOfATenantValueEqualToAPlatformOne,
+// TestMemoDoesNotHideAnInjection). The root and the maps it reaches are the same objects,
+// by identity, in every render of the check.
 func (x *execution) memoKey(name string, data any) (key string, root, ok bool) {
 	if isRoot(data, x.data) {
 		return name, true, true
@@ -661,6 +675,9 @@ func (x *execution) memoKey(name string, data any) (key string, root, ok bool) {
 		b.WriteByte(0)
 		b.WriteString(strconv.Quote(k))
 		b.WriteByte('=')
+		if _, isMap := m[k].(map[string]any); !isMap && !x.valueKeys {
+			return "", false, false
+		}
 		switch v := m[k].(type) {
 		case string:
 			b.WriteString("s" + strconv.Quote(v))
