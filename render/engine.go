@@ -444,9 +444,9 @@ type execution struct {
 	placeholders bool
 	data         map[string]any
 	depth        int
-	// valueKeys is set when a render has no tenant values: a memo key may then hold a
-	// value (see memoKey).
-	valueKeys bool
+	// remember is set when a render has no tenant values: include outputs are remembered
+	// then only (see include).
+	remember bool
 	// memo holds include outputs for the root context and small dicts (see memoKey);
 	// mutations counts calls of functions that change what the root reaches, which
 	// invalidate it.
@@ -524,7 +524,7 @@ func (b *Blueprint) newExecution(in *Input, sub *boundary.Substitution) (*execut
 		resources[k] = list
 	}
 	x.depth, x.memo, x.d = 0, nil, boundary.Decider{}
-	x.valueKeys = len(in.Tainted) == 0
+	x.remember = len(in.Tainted) == 0
 	x.placeholders = sub != nil
 	x.roots.stale = true
 	x.data = map[string]any{
@@ -617,7 +617,13 @@ func (x *execution) include(name string, data any) (string, error) {
 	// Blueprints include the same helpers (names, labels) many times per render, with the
 	// root context or a small dict of names and numbers: remember those outputs until a
 	// function changes what the root reaches.
-	key, root, remember := x.memoKey(name, data)
+	var (
+		key            string
+		root, remember bool
+	)
+	if x.remember {
+		key, root, remember = x.memoKey(name, data)
+	}
 	if out, ok := x.memo[key]; ok && remember {
 		return out, nil
 	}
@@ -651,15 +657,15 @@ const maxMemoKey = 1024
 // scalar with its type (63, "63" and 63.0 print differently) and each map by identity (the
 // memo is forgotten when what the root reaches changes). Other arguments are not remembered.
 //
-// In a render with tenant values, no key holds a scalar. The structure check's render B
-// replays the decisions of A in A's order, so it must remember what A remembers, where A
-// does; it sees stand-ins for the tenant's values, so a key made of values would find, in
-// A, an include of a tenant value equal to a platform constant that B renders afresh (and
-// the other way round for a tenant bool, whose stand-in is its opposite). B's decisions
-// would then fall out of step: the check refused a value it should pass, or passed a tenant
-// string that adds a field (TestMemoOfATenantValueEqualToAPlatformOne,
-// TestMemoDoesNotHideAnInjection). The root and the maps it reaches are the same objects,
-// by identity, in every render of the check.
+// A render with tenant values remembers nothing (x.remember, see include): the
+// structure check's render B replays the decisions of A in A's order, so it must make every
+// include call A makes, where A makes it. B sees stand-ins for the tenant's values, and
+// whether a key is found depends on them however it is made: a dict entry or a dict key equal,
+// in A, to a platform constant, or the root chosen by a tenant false (`or .Values.flag $`)
+// where B's stand-in is true. B's decisions then fell out of step, and the check passed a
+// tenant string that adds a field (TestMemoDoesNotHideAnInjection,
+// TestMemoKeyOfATenantDictKey, TestMemoKeyOfAMapATenantValueChose) or refused a template that
+// only branches on a tenant value (TestMemoOfATenantValueEqualToAPlatformOne).
 func (x *execution) memoKey(name string, data any) (key string, root, ok bool) {
 	if isRoot(data, x.data) {
 		return name, true, true
@@ -675,9 +681,6 @@ func (x *execution) memoKey(name string, data any) (key string, root, ok bool) {
 		b.WriteByte(0)
 		b.WriteString(strconv.Quote(k))
 		b.WriteByte('=')
-		if _, isMap := m[k].(map[string]any); !isMap && !x.valueKeys {
-			return "", false, false
-		}
 		switch v := m[k].(type) {
 		case string:
 			b.WriteString("s" + strconv.Quote(v))
