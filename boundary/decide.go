@@ -99,34 +99,12 @@ func RewriteDecisions(t *template.Template) {
 			if !ok || len(c.Args) == 0 {
 				return
 			}
-			fn, ok := c.Args[0].(*parse.IdentifierNode)
-			switch {
-			case ok && replaced[fn.Ident] != "":
+			if fn, ok := c.Args[0].(*parse.IdentifierNode); ok && replaced[fn.Ident] != "" {
 				id++
 				c.Args = append([]parse.Node{
 					parse.NewIdentifier(replaced[fn.Ident]).SetTree(tree).SetPos(fn.Pos),
 					&parse.NumberNode{NodeType: parse.NodeNumber, Pos: fn.Pos, IsInt: true, Int64: int64(id), Text: strconv.Itoa(id)},
 				}, c.Args[1:]...)
-			case ok && (fn.Ident == "and" || fn.Ident == "or"):
-				// and and or stop at the first operand that decides them, without a call
-				// the check sees: `or .Values.replicas (include "x" .)` includes in A, where
-				// the tenant's 0 is false, and not in B, where its stand-in is true, and B's
-				// later decisions fall out of step. Each operand but the last is a decision:
-				// `or A B` becomes `or (A | gantryDecideWith N) B`, so that B stops where A did.
-				for i := 1; i < len(c.Args)-1; i++ {
-					a := c.Args[i]
-					if _, isNil := a.(*parse.NilNode); isNil {
-						continue // a constant, and not a command of its own
-					}
-					id++
-					c.Args[i] = &parse.PipeNode{NodeType: parse.NodePipe, Pos: a.Position(), Cmds: []*parse.CommandNode{
-						{NodeType: parse.NodeCommand, Pos: a.Position(), Args: []parse.Node{a}},
-						{NodeType: parse.NodeCommand, Pos: a.Position(), Args: []parse.Node{
-							parse.NewIdentifier(decideWith).SetTree(tree).SetPos(a.Position()),
-							&parse.NumberNode{NodeType: parse.NodeNumber, Pos: a.Position(), IsInt: true, Int64: int64(id), Text: strconv.Itoa(id)},
-						}},
-					}}
-				}
 			}
 		})
 	}
