@@ -615,8 +615,9 @@ func nestedTooDeep(err error) error {
 
 func (x *execution) include(name string, data any) (string, error) {
 	// Blueprints include the same helpers (names, labels) many times per render, with the
-	// root context or a small dict of names and numbers: remember those outputs until a
-	// function changes what the root reaches.
+	// root context or a small dict of names and numbers: in a render without tenant values,
+	// remember those outputs until a function changes what the root reaches (see memoKey for
+	// why not with them).
 	var (
 		key            string
 		root, remember bool

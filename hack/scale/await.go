@@ -58,14 +58,24 @@ func await(ctx context.Context, c client.WithWatch, list client.ObjectList, item
 		}
 		if time.Since(lastReport) > 30*time.Second {
 			lastReport = time.Now()
-			fmt.Fprintf(os.Stderr, "  %d of %d %s\n", done, n, what)
+			fmt.Fprintf(os.Stderr, "  %d of %d %s%s\n", done, n, what, notYet(state))
 		}
 		return done >= n, nil
 	})
 	if err != nil {
-		return fmt.Errorf("%d of %d %s after %v: %w", done, n, what, waitLimit(n), err)
+		return fmt.Errorf("%d of %d %s after %v%s: %w", done, n, what, waitLimit(n), notYet(state), err)
 	}
 	return nil
+}
+
+// notYet names one object that is not ready, if there is one, for a wait's report.
+func notYet(state map[string]bool) string {
+	for key, ready := range state {
+		if !ready {
+			return "; e.g. not yet " + key
+		}
+	}
+	return ""
 }
 
 // withRaw is opts (a namespace, a field selector) with what the informer asks for: resource
