@@ -47,7 +47,10 @@ type Run interface {
 
 // Rendered is what one template's render gave.
 type Rendered struct {
-	Text string
+	// OutOfStep is set when a replaying render's decisions departed from A's record
+	// (Decider.Departed): its output says nothing about A's.
+	OutOfStep bool
+	Text      string
 	// Err is set when the template failed, or waits for a live object.
 	Err error
 	// Decisions is what the template decided (recorded when Render was given no replay).
@@ -197,7 +200,11 @@ func (s *Check) Verify(t Template, textA string, parsedA []any, docA int, errA e
 		if r.TimeUp != nil {
 			return cmpErr(r.Err, r.TimeUp) // the render's time ran out during the check: the render's failure, not a tenant's
 		}
-		if r.Err != nil {
+		// B's output can be compared with A's only if B took A's decisions, every one and
+		// no other: a call A made and B did not (or the other way round) shifts every later
+		// decision of the helper it includes, whatever shifted it (a memo, and/or stopping
+		// early, a tpl text's branch, a with B cannot take, a range over a tenant's choice).
+		if r.Err != nil || r.OutOfStep {
 			return s.blame(t, textA, parsedA, docA, errA, out)
 		}
 		b = &bOutput{text: r.Text, code: slices.Clone(r.Code)}
@@ -237,7 +244,7 @@ func (s *Check) Verify(t Template, textA string, parsedA []any, docA int, errA e
 				s.cy = y
 			}
 			r := s.replay(s.cy, &s.cCaughtUp, t)
-			return r.Text, r.Err == nil && slices.Equal(r.Code, s.code[t])
+			return r.Text, r.Err == nil && !r.OutOfStep && slices.Equal(r.Code, s.code[t])
 		}):
 		return nil
 	}

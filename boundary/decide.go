@@ -119,11 +119,31 @@ type Decider struct {
 	replay Decisions // nil while recording
 	log    Decisions
 	next   map[int]int
+	// departed is set when a replay asked for a decision A did not record, or could not
+	// take A's.
+	departed bool
+}
+
+// Departed reports whether the replay left A's record: a decision A did not make, one B could
+// not take as A did, or one A made that B never reached.
+func (d *Decider) Departed() bool {
+	if d.replay == nil {
+		return false
+	}
+	if d.departed {
+		return true
+	}
+	for id, vs := range d.replay {
+		if d.next[id] < len(vs) {
+			return true
+		}
+	}
+	return false
 }
 
 // Start begins a template's render: recording when replay is nil, replaying it otherwise.
 func (d *Decider) Start(replay Decisions) {
-	d.replay, d.log, d.next = replay, Decisions{}, map[int]int{}
+	d.replay, d.log, d.next, d.departed = replay, Decisions{}, map[int]int{}, false
 }
 
 // decide returns the decision at conditional id: the recorded one when replaying and there is
@@ -145,6 +165,7 @@ func (d *Decider) decideInts(id int, vs ...int64) []int64 {
 			d.next[id] = n + len(vs)
 			return d.replay[id][n : n+len(vs)]
 		}
+		d.departed = true
 		return vs
 	}
 	if d.log != nil {
@@ -191,6 +212,7 @@ func (d *Decider) Funcs() template.FuncMap {
 				}
 				// Any other empty value cannot be made true: the body would see it as its
 				// dot. B decides for itself then.
+				d.departed = true
 				return v
 			}
 			if v == nil {
