@@ -111,8 +111,16 @@ func RewriteDecisions(t *template.Template) {
 }
 
 // Decisions is what one template's render decided at each conditional, in order, by number:
-// 1 or 0 for a branch, the arguments for a loop.
+// 1 or 0 for a branch, the arguments for a loop; and under seqID, the number of every
+// decision in the order they were made.
 type Decisions map[int][]int64
+
+// seqID is the number under which a recording keeps the order of all its decisions
+// (RewriteDecisions numbers conditionals from 1). A replay that makes the same decisions as
+// many times each, but in another order, has departed: two departures in opposite directions
+// (an include A made that B did not, then one B made that A did not) balance each other's
+// counts, not their order.
+const seqID = 0
 
 // Decider records a render's decisions, or replays recorded ones.
 type Decider struct {
@@ -161,6 +169,11 @@ func (d *Decider) decide(id int, v any) bool {
 // some, else vs.
 func (d *Decider) decideInts(id int, vs ...int64) []int64 {
 	if d.replay != nil {
+		if p := d.next[seqID]; p < len(d.replay[seqID]) && d.replay[seqID][p] == int64(id) {
+			d.next[seqID] = p + 1
+		} else {
+			d.departed = true
+		}
 		if n := d.next[id]; n+len(vs) <= len(d.replay[id]) {
 			d.next[id] = n + len(vs)
 			return d.replay[id][n : n+len(vs)]
@@ -170,6 +183,7 @@ func (d *Decider) decideInts(id int, vs ...int64) []int64 {
 	}
 	if d.log != nil {
 		d.log[id] = append(d.log[id], vs...)
+		d.log[seqID] = append(d.log[seqID], int64(id))
 	}
 	return vs
 }

@@ -170,12 +170,12 @@ func renderData(t *testing.T, helpers, cm string, values map[string]any) (map[st
 	return d, nil
 }
 
-// TestBOutOfStepBalancedKnownGap: B skips one include A made and makes one A skipped: the
-// decision counts match A's, Departed() is false, but the printed include replays the
-// decision of another call site, printing the platform's "mode: strict" where A printed
-// the tenant's string. A known gap (docs/security.md, 8.8), found by a review on 2026-11-27:
-// each case is skipped while it is accepted, and fails once it is refused, to be made a
-// regression test then.
+// TestBOutOfStepBalancedKnownGap: B skips one include A made and makes one A skipped, of the
+// same helper: B makes A's decisions, as many and in A's order, but the printed include
+// replays the decision of another call site, printing the platform's "mode: strict" where A
+// printed the tenant's string. A known gap (docs/security.md, 8.8), found by a review on
+// 2026-11-27: the order of decisions does not say which include made them. Each case is
+// skipped while it is accepted, and fails once it is refused, to be made a regression test.
 func TestBOutOfStepBalancedKnownGap(t *testing.T) {
 	helpers := `{{ define "f" }}{{ if .s }}{{ .s | default "" }}{{ else }}mode: strict{{ end }}{{ end }}`
 	for _, c := range []struct {
