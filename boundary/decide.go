@@ -155,7 +155,8 @@ func (d *Decider) Start(replay Decisions) {
 }
 
 // decide returns the decision at conditional id: the recorded one when replaying and there is
-// one (a `tpl` body or a loop that differs has none: then the value decides), else v's truth.
+// one, else v's truth; a replay without one has departed from A's record (Departed), and the
+// check does not compare its output.
 func (d *Decider) decide(id int, v any) bool {
 	truth, _ := template.IsTrue(v)
 	var n int64
