@@ -323,6 +323,7 @@ func (s *Check) blame(t Template, textA string, parsedA []any, docA int, errA er
 	var spent error    // the render's time ran out while searching: reported as is, no tenant blamed
 	var code bool      // B ran other template code through tpl
 	var commented bool // A has comments B does not
+	var departed bool  // B's decisions departed from A's record
 	render := func(sub *Substitution) (Rendered, Run) {
 		r, y := s.rerun(sub, nil, t)
 		if r.TimeUp != nil && spent == nil {
@@ -341,6 +342,10 @@ func (s *Check) blame(t Template, textA string, parsedA []any, docA int, errA er
 		}
 		if r.Err != nil {
 			failure = r.Err
+			return true
+		}
+		if r.OutOfStep {
+			departed = true
 			return true
 		}
 		if !slices.Equal(r.Code, s.code[t]) {
@@ -369,7 +374,7 @@ func (s *Check) blame(t Template, textA string, parsedA []any, docA int, errA er
 	// differs(0) is A itself, differs(Total) is B: the culprit is the first value whose
 	// stand-in makes the difference.
 	culprit := sort.Search(s.sub.Total()-1, func(i int) bool { return differs(i + 1) })
-	failure, code, commented = nil, false, false
+	failure, code, commented, departed = nil, false, false, false
 	reproduced := differs(culprit + 1)
 	if spent != nil {
 		return spent
@@ -389,6 +394,10 @@ func (s *Check) blame(t Template, textA string, parsedA []any, docA int, errA er
 	case failure != nil:
 		e.Msg = fmt.Sprintf("the template's output depends on this value's content: with an inert stand-in in its place, it fails (%v); "+
 			"compare tenant values with `if eq`, do not use them as keys, widths or templates", failure)
+	case departed:
+		e.Msg = "the template's course depends on this value where the check cannot follow it (a loop over what it splits into or picks, " +
+			"and/or stopping at it, a tpl text's branch, a with that cannot be taken alike): with an inert stand-in in its place, the " +
+			"template makes other decisions; branch on tenant values with if or with, loop over lists the tenant gives"
 	case commented:
 		e.Msg = "this value turned part of the template's output into a YAML comment (it would hide what the template wrote after it); the template must quote it, e.g. `| quote`"
 	default:

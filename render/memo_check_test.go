@@ -1,6 +1,7 @@
 package render_test
 
 import (
+	"strings"
 	"testing"
 
 	"gantry.dev/gantry/boundary"
@@ -143,6 +144,11 @@ func TestBOutOfStep(t *testing.T) {
 			out, err := b.RenderGateway(in)
 			if err == nil {
 				t.Fatalf("a tenant string that adds a field was accepted: data = %v", out.Objects[0].Object["data"])
+			}
+			// The refusal names the value that sent B another way (the check's culprit search
+			// follows a departure as it follows a change of structure).
+			if !strings.Contains(err.Error(), "tenant value") {
+				t.Errorf("the refusal names no tenant value: %v", err)
 			}
 			t.Logf("refused: %v", err)
 		})
