@@ -7,6 +7,39 @@ import (
 	"gantry.dev/gantry/boundary"
 )
 
+// renderData renders cm (and helpers) with values as the tenant's: the ConfigMap's data, or the refusal.
+func renderData(t *testing.T, helpers, cm string, values map[string]any) (map[string]any, error) {
+	t.Helper()
+	tmpls := map[string]string{"cm": cm}
+	if helpers != "" {
+		tmpls["_helpers"] = helpers
+	}
+	b := mustCompile(t, gatewaySpec(tmpls))
+	in := input(values)
+	in.Tainted = boundary.TaintedStrings(values, tenant)
+	out, err := b.RenderGateway(in)
+	if err != nil {
+		return nil, err
+	}
+	if len(out.Objects) == 0 {
+		return nil, nil
+	}
+	d, _ := out.Objects[0].Object["data"].(map[string]any)
+	return d, nil
+}
+
+// mustRefuse renders cm as renderData does and fails the test if the check accepted it: a
+// tenant string that adds a field. It returns the refusal.
+func mustRefuse(t *testing.T, helpers, cm string, values map[string]any) error {
+	t.Helper()
+	data, err := renderData(t, helpers, cm, values)
+	if err == nil {
+		t.Fatalf("a tenant string that adds a field was accepted: data = %v", data)
+	}
+	t.Logf("refused: %v", err)
+	return err
+}
+
 // The structure check's render B replays the decisions A made, in A's order, and so must
 // remember the same include outputs as A at the same points. B replaces tenant values with
 // stand-ins: a memo keyed by a value (a dict entry) remembers, in A, an include of a tenant
@@ -22,17 +55,13 @@ func TestMemoOfATenantValueEqualToAPlatformOne(t *testing.T) {
 	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n" +
 		"  default: \"{{ include \"port\" (dict \"p\" \"http\") }}\"\n" +
 		"  tenant: \"{{ include \"port\" (dict \"p\" .Values.proto) }}\"\n"
-	b := mustCompile(t, gatewaySpec(map[string]string{"_helpers": helpers, "cm": cm}))
 	for proto, want := range map[string]string{"https": "443", "http": "80"} {
-		values := map[string]any{"proto": proto}
-		in := input(values)
-		in.Tainted = boundary.TaintedStrings(values, tenant)
-		out, err := b.RenderGateway(in)
+		data, err := renderData(t, helpers, cm, map[string]any{"proto": proto})
 		if err != nil {
 			t.Errorf("proto %q: %v", proto, err)
 			continue
 		}
-		if got := out.Objects[0].Object["data"].(map[string]any)["tenant"]; got != want {
+		if got := data["tenant"]; got != want {
 			t.Errorf("proto %q: data.tenant = %v, want %v", proto, got, want)
 		}
 	}
@@ -51,15 +80,7 @@ func TestMemoDoesNotHideAnInjection(t *testing.T) {
 		"  strict: \"yes\"\n" +
 		"  {{- end }}\n" +
 		"  {{ include \"f\" (dict \"v\" .Values.name) }}\n"
-	b := mustCompile(t, gatewaySpec(map[string]string{"_helpers": helpers, "cm": cm}))
-	values := map[string]any{"flag": false, "name": "mode: strict"}
-	in := input(values)
-	in.Tainted = boundary.TaintedStrings(values, tenant)
-	out, err := b.RenderGateway(in)
-	if err == nil {
-		t.Fatalf("a tenant string that adds a field was accepted: data = %v", out.Objects[0].Object["data"])
-	}
-	t.Logf("refused: %v", err)
+	mustRefuse(t, helpers, cm, map[string]any{"flag": false, "name": "mode: strict"})
 }
 
 // TestMemoKeyOfATenantDictKey: a memo key made of a dict's keys. A dict whose
@@ -72,15 +93,7 @@ func TestMemoKeyOfATenantDictKey(t *testing.T) {
 		"  {{- $_ := include \"f\" (dict .Values.a $) }}\n" + // A: memo hit (a == "plain"); B renders
 		"  {{ include \"f\" (dict .Values.name $) }}\n" + // A: 0, prints the tenant's string
 		"  {{- $_ := include \"f\" (dict \"plain\" .Values) }}\n" // A renders: 1
-	b := mustCompile(t, gatewaySpec(map[string]string{"_helpers": helpers, "cm": cm}))
-	values := map[string]any{"a": "plain", "name": "mode: strict"}
-	in := input(values)
-	in.Tainted = boundary.TaintedStrings(values, tenant)
-	out, err := b.RenderGateway(in)
-	if err == nil {
-		t.Fatalf("a tenant string that adds a field was accepted: data = %v", out.Objects[0].Object["data"])
-	}
-	t.Logf("refused: %v", err)
+	mustRefuse(t, helpers, cm, map[string]any{"a": "plain", "name": "mode: strict"})
 }
 
 // TestMemoKeyOfAMapATenantValueChose: a memo key may hold the root or a map it reaches,
@@ -96,15 +109,7 @@ func TestMemoKeyOfAMapATenantValueChose(t *testing.T) {
 		"  {{- $_ := include \"f\" (dict \"m\" (or .Values.flag $)) }}\n" + // A: memo hit; B renders
 		"  {{ include \"f\" (dict \"s\" .Values.name) }}\n" + // A: 1, prints the tenant's string
 		"  {{- $_ := include \"f\" (dict \"m\" .Values) }}\n" // A renders: 0
-	b := mustCompile(t, gatewaySpec(map[string]string{"_helpers": helpers, "cm": cm}))
-	values := map[string]any{"flag": false, "name": "mode: strict"}
-	in := input(values)
-	in.Tainted = boundary.TaintedStrings(values, tenant)
-	out, err := b.RenderGateway(in)
-	if err == nil {
-		t.Fatalf("a tenant string that adds a field was accepted: data = %v", out.Objects[0].Object["data"])
-	}
-	t.Logf("refused: %v", err)
+	mustRefuse(t, helpers, cm, map[string]any{"flag": false, "name": "mode: strict"})
 }
 
 // TestBOutOfStep: the ways B's decisions fell out of step with A's, found by two adversarial
@@ -134,46 +139,18 @@ func TestBOutOfStep(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n" + c.line + last
-			b := mustCompile(t, gatewaySpec(map[string]string{"_helpers": helpers, "cm": cm}))
 			values := map[string]any{"name": "mode: strict"}
 			for k, v := range c.values {
 				values[k] = v
 			}
-			in := input(values)
-			in.Tainted = boundary.TaintedStrings(values, tenant)
-			out, err := b.RenderGateway(in)
-			if err == nil {
-				t.Fatalf("a tenant string that adds a field was accepted: data = %v", out.Objects[0].Object["data"])
-			}
+			err := mustRefuse(t, helpers, cm, values)
 			// The refusal names the value that sent B another way (the check's culprit search
 			// follows a departure as it follows a change of structure).
 			if !strings.Contains(err.Error(), "tenant value") {
 				t.Errorf("the refusal names no tenant value: %v", err)
 			}
-			t.Logf("refused: %v", err)
 		})
 	}
-}
-
-// renderData renders cm (and helpers) with values as the tenant's: the ConfigMap's data, or the refusal.
-func renderData(t *testing.T, helpers, cm string, values map[string]any) (map[string]any, error) {
-	t.Helper()
-	tmpls := map[string]string{"cm": cm}
-	if helpers != "" {
-		tmpls["_helpers"] = helpers
-	}
-	b := mustCompile(t, gatewaySpec(tmpls))
-	in := input(values)
-	in.Tainted = boundary.TaintedStrings(values, tenant)
-	out, err := b.RenderGateway(in)
-	if err != nil {
-		return nil, err
-	}
-	if len(out.Objects) == 0 {
-		return nil, nil
-	}
-	d, _ := out.Objects[0].Object["data"].(map[string]any)
-	return d, nil
 }
 
 // TestBOutOfStepBalancedKnownGap: B skips one include A made and makes one A skipped, of the
