@@ -1,8 +1,12 @@
 package boundary
 
 import (
+	"errors"
+	"hash/fnv"
 	"reflect"
+	"regexp"
 	"strconv"
+	"strings"
 	"text/template"
 	"text/template/parse"
 
@@ -19,7 +23,14 @@ const (
 	decideTernary = "gantryTernary"
 	loopUntil     = "gantryUntil"
 	loopUntilStep = "gantryUntilStep"
+	includeAt     = "gantryInclude"
 )
+
+// Rewritten are the functions RewriteDecisions renames, by the name the blueprint wrote: an
+// error message says the blueprint's name (see render's plainChecks).
+var Rewritten = map[string]string{
+	decideTernary: "ternary", loopUntil: "until", loopUntilStep: "untilStep", includeAt: "include",
+}
 
 // DecisionFuncs are the stand-ins the template set is parsed with; each execution binds its own.
 func DecisionFuncs() template.FuncMap {
@@ -35,6 +46,7 @@ func DecisionFuncs() template.FuncMap {
 		// Stand-ins for parsing: every execution binds the bounded ones (loopFuncs).
 		loopUntil:     func(_, n int) []int { return nil },
 		loopUntilStep: func(_, start, stop, step int) []int { return nil },
+		includeAt:     func(_ int, _ string, _ any) (string, error) { return "", errors.New("include outside a render") },
 	}
 }
 
@@ -45,70 +57,125 @@ func DecisionFuncs() template.FuncMap {
 // whatever it does, where a list of known patterns would not.
 func RewriteDecisions(t *template.Template) {
 	id := 0
+	next := func() int { id++; return id }
 	for _, tt := range t.Templates() {
-		if tt.Tree == nil || tt.Tree.Root == nil {
-			continue
-		}
-		tree := tt.Tree
-		var walk func(n parse.Node)
-		wrap := func(b *parse.BranchNode, fn string) {
-			p := b.Pipe
-			if p == nil || p.IsAssign {
-				return // `if $x = ...` reassigns a variable: left alone, B decides for itself
-			}
-			if fn == decideIf && len(p.Decl) > 0 {
-				fn = decideWith // `if $x := PIPE`: $x must keep PIPE's value
-			}
-			id++
-			p.Cmds = append(p.Cmds, &parse.CommandNode{NodeType: parse.NodeCommand, Pos: p.Pos, Args: []parse.Node{
-				parse.NewIdentifier(fn).SetTree(tree).SetPos(p.Pos),
-				&parse.NumberNode{NodeType: parse.NodeNumber, Pos: p.Pos, IsInt: true, Int64: int64(id), Text: strconv.Itoa(id)},
-			}})
-		}
-		walk = func(n parse.Node) {
-			switch n := n.(type) {
-			case *parse.ListNode:
-				if n == nil {
-					return
-				}
-				for _, c := range n.Nodes {
-					walk(c)
-				}
-			case *parse.IfNode:
-				wrap(&n.BranchNode, decideIf)
-				walk(n.List)
-				walk(n.ElseList)
-			case *parse.WithNode:
-				wrap(&n.BranchNode, decideWith)
-				walk(n.List)
-				walk(n.ElseList)
-			case *parse.RangeNode:
-				walk(n.List)
-				walk(n.ElseList)
-			}
-		}
-		walk(tree.Root)
-		// sprig's ternary is an `if` written as a function: `ternary A B COND` becomes
-		// `gantryTernary N A B COND`, so that B takes A's choice too. A loop's count is a
-		// decision as well: `until COUNT` becomes `gantryUntil N COUNT` (untilStep likewise),
-		// so that a loop over a tenant number makes as many items in B as in A, each the
-		// template's (B's stand-in number would make another count, or exceed the budget).
-		replaced := map[string]string{"ternary": decideTernary, "until": loopUntil, "untilStep": loopUntilStep}
-		tmplwalk.Inspect(tree.Root, func(n parse.Node) {
-			c, ok := n.(*parse.CommandNode)
-			if !ok || len(c.Args) == 0 {
-				return
-			}
-			if fn, ok := c.Args[0].(*parse.IdentifierNode); ok && replaced[fn.Ident] != "" {
-				id++
-				c.Args = append([]parse.Node{
-					parse.NewIdentifier(replaced[fn.Ident]).SetTree(tree).SetPos(fn.Pos),
-					&parse.NumberNode{NodeType: parse.NodeNumber, Pos: fn.Pos, IsInt: true, Int64: int64(id), Text: strconv.Itoa(id)},
-				}, c.Args[1:]...)
-			}
-		})
+		rewriteTree(tt.Tree, next)
 	}
 }
+
+// RewriteTplDecisions numbers the conditionals and call sites of the trees a tpl text parsed
+// into, as RewriteDecisions does the blueprint's. Their numbers are negative (the blueprint's
+// start at 1) and follow from the text's code shape (CodeShape), which is the same in both
+// renders of the structure check: the same tpl code takes A's decisions in B wherever it runs,
+// and another text's cannot be taken for its own.
+func RewriteTplDecisions(trees []*parse.Tree, shape string) {
+	h := fnv.New64a()
+	h.Write([]byte(shape))
+	base := -int(h.Sum64()&(1<<46-1)) << 16
+	k := 0
+	next := func() int { k++; return base - k }
+	for _, tree := range trees {
+		rewriteTree(tree, next)
+	}
+}
+
+// rewriteTree numbers tree's conditionals and the call sites of the functions whose results
+// are decisions, by next.
+func rewriteTree(tree *parse.Tree, next func() int) {
+	if tree == nil || tree.Root == nil {
+		return
+	}
+	number := func(pos parse.Pos) parse.Node {
+		id := next()
+		return &parse.NumberNode{NodeType: parse.NodeNumber, Pos: pos, IsInt: true, Int64: int64(id), Text: strconv.Itoa(id)}
+	}
+	var walk func(n parse.Node)
+	wrap := func(b *parse.BranchNode, fn string) {
+		p := b.Pipe
+		if p == nil || p.IsAssign {
+			return // `if $x = ...` reassigns a variable: left alone, B decides for itself
+		}
+		if fn == decideIf && len(p.Decl) > 0 {
+			fn = decideWith // `if $x := PIPE`: $x must keep PIPE's value
+		}
+		p.Cmds = append(p.Cmds, &parse.CommandNode{NodeType: parse.NodeCommand, Pos: p.Pos, Args: []parse.Node{
+			parse.NewIdentifier(fn).SetTree(tree).SetPos(p.Pos), number(p.Pos),
+		}})
+	}
+	walk = func(n parse.Node) {
+		switch n := n.(type) {
+		case *parse.ListNode:
+			if n == nil {
+				return
+			}
+			for _, c := range n.Nodes {
+				walk(c)
+			}
+		case *parse.IfNode:
+			wrap(&n.BranchNode, decideIf)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.WithNode:
+			wrap(&n.BranchNode, decideWith)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.RangeNode:
+			walk(n.List)
+			walk(n.ElseList)
+		}
+	}
+	walk(tree.Root)
+	// sprig's ternary is an `if` written as a function: `ternary A B COND` becomes
+	// `gantryTernary N A B COND`, so that B takes A's choice too. A loop's count is a
+	// decision as well: `until COUNT` becomes `gantryUntil N COUNT` (untilStep likewise),
+	// so that a loop over a tenant number makes as many items in B as in A, each the
+	// template's (B's stand-in number would make another count, or exceed the budget).
+	// Each include is numbered by its call site (`gantryInclude N NAME ARG`), which it
+	// records as a decision before it runs: the decisions made inside a helper are then
+	// A's at the call site where A made them, not at whichever call of the helper B makes
+	// next (an include A made that B did not, and one B made that A did not, would
+	// otherwise balance each other).
+	tmplwalk.Inspect(tree.Root, func(n parse.Node) {
+		c, ok := n.(*parse.CommandNode)
+		if !ok || len(c.Args) == 0 {
+			return
+		}
+		if fn, ok := c.Args[0].(*parse.IdentifierNode); ok && renamed[fn.Ident] != "" {
+			c.Args = append([]parse.Node{
+				parse.NewIdentifier(renamed[fn.Ident]).SetTree(tree).SetPos(fn.Pos), number(fn.Pos),
+			}, c.Args[1:]...)
+		}
+	})
+}
+
+var (
+	// renamedCall is a numbered call as a message prints it (`gantryInclude 7 "h" .`), and
+	// the name alone after "error calling".
+	renamedCall = regexp.MustCompile(`\b(` + decideTernary + `|` + loopUntilStep + `|` + loopUntil + `|` + includeAt + `)(?: -?\d+\b)?`)
+	// decisionSuffix is what RewriteDecisions appends to an if or with pipeline.
+	decisionSuffix = regexp.MustCompile(` \| (?:` + decideIf + `|` + decideWith + `) -?\d+`)
+)
+
+// Unrewrite puts back into a message what RewriteDecisions changed in the templates it quotes:
+// the function names and pipelines the blueprint wrote.
+func Unrewrite(msg string) string {
+	if !strings.Contains(msg, "gantry") {
+		return msg
+	}
+	msg = decisionSuffix.ReplaceAllString(msg, "")
+	return renamedCall.ReplaceAllStringFunc(msg, func(m string) string {
+		return Rewritten[renamedCall.FindStringSubmatch(m)[1]]
+	})
+}
+
+// renamed are the functions RewriteDecisions numbers, to the names it gives them.
+var renamed = func() map[string]string {
+	m := map[string]string{}
+	for to, from := range Rewritten {
+		m[from] = to
+	}
+	return m
+}()
 
 // Decisions is what one template's render decided at each conditional, in order, by number:
 // 1 or 0 for a branch, the arguments for a loop; and under seqID, the number of every
@@ -203,6 +270,15 @@ func (d *Decider) LoopFuncs(bounded template.FuncMap) template.FuncMap {
 			return untilStep(int(v[0]), int(v[1]), int(v[2]))
 		},
 	}
+}
+
+// IncludeFunc binds the numbered include to d, over the execution's include: the call site is
+// a decision, recorded and replayed like the others.
+func (d *Decider) IncludeFunc(include func(string, any) (string, error)) template.FuncMap {
+	return template.FuncMap{includeAt: func(id int, name string, data any) (string, error) {
+		d.decideInts(id, 1)
+		return include(name, data)
+	}}
 }
 
 // Funcs binds the decision functions to d.

@@ -131,6 +131,7 @@ func plainChecks(msg string) string {
 	if !strings.Contains(msg, "gantry") {
 		return msg
 	}
+	msg = boundary.Unrewrite(msg)
 	msg = checkCall.ReplaceAllStringFunc(msg, func(m string) string {
 		path, err := strconv.Unquote(`"` + checkCall.FindStringSubmatch(m)[1] + `"`)
 		if err != nil {

@@ -487,6 +487,7 @@ func (b *Blueprint) newExecution(in *Input, sub *boundary.Substitution) (*execut
 		t.Funcs(bounded)
 		t.Funcs(x.d.Funcs())
 		t.Funcs(x.d.LoopFuncs(bounded))
+		t.Funcs(x.d.IncludeFunc(x.include))
 		if b.strict != nil {
 			if x.strict, err = b.strict.Clone(); err != nil {
 				return nil, fmt.Errorf("blueprint %s: %w", b.Name, err)
@@ -958,10 +959,8 @@ func (x *execution) tpl(text string, data any) (string, error) {
 	}
 	plain := boundary.PlainText(t, x.t)
 	// The text and the templates it defines are new trees: count their loops too.
-	for _, n := range t.Templates() {
-		if old := x.t.Lookup(n.Name()); old == nil || old.Tree != n.Tree {
-			instrument(n.Tree)
-		}
+	for _, tree := range x.newTrees(t) {
+		instrument(tree)
 	}
 	shape := boundary.CodeShape(t, x.t)
 	if r := x.tplGuard.Admit(text, shape, plain); r != nil {
@@ -969,6 +968,11 @@ func (x *execution) tpl(text string, data any) (string, error) {
 		return "", boundary.ErrTenantCode
 	}
 	x.code = append(x.code, shape)
+	if !plain {
+		// The text's code decides as the blueprint's does: B takes A's decisions at its
+		// conditionals and include calls.
+		boundary.RewriteTplDecisions(x.newTrees(t), shape)
+	}
 	buf := budgetWriter{budget: &x.budget}
 	if err := t.Execute(&buf, data); err != nil {
 		if d := nestedTooDeep(err); d != err {
@@ -977,6 +981,18 @@ func (x *execution) tpl(text string, data any) (string, error) {
 		return "", fmt.Errorf("tpl: %w", err)
 	}
 	return buf.buf.String(), nil
+}
+
+// newTrees are the trees of t, a clone of the execution's set that a tpl text was parsed
+// into, that are not the set's own: the text's, and those of the templates it defines.
+func (x *execution) newTrees(t *template.Template) []*parse.Tree {
+	var out []*parse.Tree
+	for _, n := range t.Templates() {
+		if old := x.t.Lookup(n.Name()); old == nil || old.Tree != n.Tree {
+			out = append(out, n.Tree)
+		}
+	}
+	return out
 }
 
 // run executes one template, turning a panic into an error and a read of a .Resources entry

@@ -253,6 +253,16 @@ func TestPanicsBecomeErrors(t *testing.T) {
 		name: "index past the end",
 		expr: `{{ index .Values.list 1 }}`,
 		want: `blueprint bp: gatewayTemplate.resourceTemplates.cm:6: index .Values.list 1: error calling index: index out of range: 1`,
+	}, {
+		// The structure check numbers include calls and conditionals (boundary.RewriteDecisions):
+		// an error says what the blueprint wrote.
+		name: "include in an if",
+		expr: `{{ if include "nope" . }}{{ end }}`,
+		want: `blueprint bp: gatewayTemplate.resourceTemplates.cm:6: include "nope" .: error calling include: template: no template "nope" associated with template "bp"`,
+	}, {
+		name: "include in a tpl text",
+		expr: `{{ tpl "{{ include \"nope\" . }}" . }}`,
+		want: `blueprint bp: gatewayTemplate.resourceTemplates.cm:6: tpl "{{ include \"nope\" . }}" .: error calling tpl: tpl: template: tpl:1:3: executing "tpl" at <include "nope" .>: error calling include: template: no template "nope" associated with template "bp"`,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
