@@ -1,10 +1,13 @@
 package boundary
 
 import (
+	"cmp"
 	"errors"
 	"hash/fnv"
+	"maps"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"text/template"
@@ -28,13 +31,29 @@ const (
 
 // Rewritten are the functions RewriteDecisions renames, by the name the blueprint wrote: an
 // error message says the blueprint's name (see render's plainChecks).
-var Rewritten = map[string]string{
-	decideTernary: "ternary", loopUntil: "until", loopUntilStep: "untilStep", includeAt: "include",
+var Rewritten = func() map[string]string {
+	m := map[string]string{decideTernary: "ternary", loopUntil: "until", loopUntilStep: "untilStep", includeAt: "include"}
+	for name := range splitting {
+		m[splitPrefix+name] = name
+	}
+	return m
+}()
+
+// splitting are the functions that cut a string into a list (or, for split and splitn, a map
+// of "_0", "_1"…), by where their content string is among their arguments. The number of
+// parts is a decision, as a loop count is (see countedSplit): a tenant's "a,b" splits in two
+// where its stand-in does not split at all.
+var splitting = map[string]int{
+	"splitList": 1, "split": 1, "splitn": 2, "regexSplit": 1, "mustRegexSplit": 1,
+	"regexFindAll": 1, "mustRegexFindAll": 1,
 }
+
+// splitPrefix starts the names RewriteDecisions gives the splitting functions.
+const splitPrefix = "gantryCounted_"
 
 // DecisionFuncs are the stand-ins the template set is parsed with; each execution binds its own.
 func DecisionFuncs() template.FuncMap {
-	return template.FuncMap{
+	f := template.FuncMap{
 		decideIf:   func(_ int, v any) bool { t, _ := template.IsTrue(v); return t },
 		decideWith: func(_ int, v any) any { return v },
 		decideTernary: func(_ int, a, b any, v bool) any {
@@ -48,6 +67,10 @@ func DecisionFuncs() template.FuncMap {
 		loopUntilStep: func(_, start, stop, step int) []int { return nil },
 		includeAt:     func(_ int, _ string, _ any) (string, error) { return "", errors.New("include outside a render") },
 	}
+	for name := range splitting {
+		f[splitPrefix+name] = func(int, ...any) any { return nil }
+	}
+	return f
 }
 
 // RewriteDecisions numbers every `if` and `with` (an `else if` and `else with` too) of every
@@ -151,10 +174,17 @@ func rewriteTree(tree *parse.Tree, next func() int) {
 var (
 	// renamedCall is a numbered call as a message prints it (`gantryInclude 7 "h" .`), and
 	// the name alone after "error calling".
-	renamedCall = regexp.MustCompile(`\b(` + decideTernary + `|` + loopUntilStep + `|` + loopUntil + `|` + includeAt + `)(?: -?\d+\b)?`)
+	renamedCall = regexp.MustCompile(`\b(` + strings.Join(longestFirst(slices.Collect(maps.Keys(Rewritten))), "|") + `)(?: -?\d+\b)?`)
 	// decisionSuffix is what RewriteDecisions appends to an if or with pipeline.
 	decisionSuffix = regexp.MustCompile(` \| (?:` + decideIf + `|` + decideWith + `) -?\d+`)
 )
+
+// longestFirst sorts names so that none comes after a name it starts with (a regexp's
+// alternation takes the first that matches).
+func longestFirst(names []string) []string {
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	return names
+}
 
 // Unrewrite puts back into a message what RewriteDecisions changed in the templates it quotes:
 // the function names and pipelines the blueprint wrote.
@@ -197,7 +227,22 @@ type Decider struct {
 	// departed is set when a replay asked for a decision A did not record, or could not
 	// take A's.
 	departed bool
+	// sub holds the stand-ins of a render with them (B's or C's): the splitting functions
+	// cut what they stand for, as A does (countedSplit).
+	sub *Substitution
+	// lifted is set once a split cut what stand-ins stand for, in any template of the render
+	// (Start does not clear it): its output then depends on the tenant's text, not only on
+	// its input and decisions (see Lifted).
+	lifted bool
 }
+
+// Lifted reports whether a split of the render cut what its stand-ins stand for: B's output
+// then depends on more than the input the check's memory keys it by (where the tenant's
+// strings are, not what they say), and is not remembered.
+func (d *Decider) Lifted() bool { return d.lifted }
+
+// UseStandIns tells d the stand-ins of the render it decides for (nil for A).
+func (d *Decider) UseStandIns(sub *Substitution) { d.sub = sub }
 
 // Departed reports whether the replay left A's record: a decision A did not make, one B could
 // not take as A did, or one A made that B never reached.
@@ -270,6 +315,147 @@ func (d *Decider) LoopFuncs(bounded template.FuncMap) template.FuncMap {
 			return untilStep(int(v[0]), int(v[1]), int(v[2]))
 		},
 	}
+}
+
+// SplitFuncs binds the numbered splitting functions to d, over the execution's own (bounded)
+// ones.
+func (d *Decider) SplitFuncs(bounded template.FuncMap) template.FuncMap {
+	f := template.FuncMap{}
+	for name, content := range splitting {
+		f[splitPrefix+name] = d.countedSplit(bounded[name], content)
+	}
+	return f
+}
+
+// countedSplit wraps a splitting function. A split of a stand-in would not cut where A's cut
+// the tenant's text ("a,b" splits in two, its stand-in not at all), and B's loop over the
+// parts would run another number of times than A's, departing from A's decisions: every loop
+// over a tenant's comma-separated hosts with a conditional inside would be refused. So in a
+// render with stand-ins, a split whose arguments hold some cuts what they stand for, as A
+// does, and gives each part's stand-in instead (Substitution.Part): B then loops as A did,
+// over inert parts that restore to A's, and the comparison sees what A printed of each part
+// as tenant content where B printed its stand-in. B learns from the tenant's text only how
+// many parts there are and which are equal, as it does of a tenant's list.
+//
+// The number of parts is a decision too, so that where B still cuts otherwise (a tenant
+// number in the arguments, or a text transformed past lifting), a replay cuts or pads its
+// parts to A's number, with copies of its last part (of the content string where it has
+// none), and the comparison decides.
+func (d *Decider) countedSplit(fn any, content int) any {
+	v := reflect.ValueOf(fn)
+	t := v.Type()
+	in := []reflect.Type{reflect.TypeFor[int]()}
+	for i := range t.NumIn() {
+		in = append(in, t.In(i))
+	}
+	out := make([]reflect.Type, t.NumOut())
+	for i := range out {
+		out[i] = t.Out(i)
+	}
+	return reflect.MakeFunc(reflect.FuncOf(in, out, false), func(args []reflect.Value) []reflect.Value {
+		res := d.liftedSplit(v, args[1:])
+		if len(res) == 2 && !res[1].IsNil() {
+			return res
+		}
+		n := int(d.decideInts(int(args[0].Int()), int64(res[0].Len()))[0])
+		res[0] = resize(res[0], n, args[1+content])
+		return res
+	}).Interface()
+}
+
+// liftedSplit calls a splitting function, on what the stand-ins in its string arguments stand
+// for and with the stand-ins of the parts it gives, where there are some (see countedSplit).
+func (d *Decider) liftedSplit(fn reflect.Value, args []reflect.Value) []reflect.Value {
+	if d.sub == nil {
+		return fn.Call(args)
+	}
+	var lifted []reflect.Value
+	for i, a := range args {
+		if a.Kind() != reflect.String {
+			continue
+		}
+		if l, ok := d.sub.Lift(a.String()); ok {
+			if lifted == nil {
+				lifted = slices.Clone(args)
+			}
+			lifted[i] = reflect.ValueOf(l)
+		}
+	}
+	if lifted == nil {
+		return fn.Call(args)
+	}
+	d.lifted = true
+	res := fn.Call(lifted)
+	if len(res) == 2 && !res[1].IsNil() {
+		return fn.Call(args) // B's own error, or none
+	}
+	standIns, ok := d.partStandIns(res[0])
+	if !ok {
+		return fn.Call(args)
+	}
+	res[0] = standIns
+	return res
+}
+
+// partStandIns replaces every part of a split's result by its stand-in.
+func (d *Decider) partStandIns(parts reflect.Value) (reflect.Value, bool) {
+	if parts.Kind() == reflect.Slice {
+		out := reflect.MakeSlice(parts.Type(), parts.Len(), parts.Len())
+		for i := range parts.Len() {
+			p, ok := d.sub.Part(parts.Index(i).String())
+			if !ok {
+				return parts, false
+			}
+			out.Index(i).SetString(p)
+		}
+		return out, true
+	}
+	m := parts.Interface().(map[string]string)
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		p, ok := d.sub.Part(v)
+		if !ok {
+			return parts, false
+		}
+		out[k] = p
+	}
+	return reflect.ValueOf(out), true
+}
+
+// resize cuts parts (a list of strings, or a map of "_0", "_1"… to strings) to n, or pads it
+// to n with copies of its last part, or of whole where it has none.
+func resize(parts reflect.Value, n int, whole reflect.Value) reflect.Value {
+	have := parts.Len()
+	if n == have || n < 0 {
+		return parts
+	}
+	if parts.Kind() == reflect.Slice {
+		if n < have {
+			return parts.Slice(0, n)
+		}
+		pad := whole
+		if have > 0 {
+			pad = parts.Index(have - 1)
+		}
+		out := reflect.MakeSlice(parts.Type(), n, n)
+		reflect.Copy(out, parts)
+		for i := have; i < n; i++ {
+			out.Index(i).Set(pad)
+		}
+		return out
+	}
+	m := parts.Interface().(map[string]string)
+	out := make(map[string]string, n)
+	pad := whole.String()
+	for i := range n {
+		k := "_" + strconv.Itoa(i)
+		if p, ok := m[k]; ok {
+			out[k], pad = p, p
+		} else {
+			out[k] = pad
+		}
+	}
+	return reflect.ValueOf(out)
 }
 
 // IncludeFunc binds the numbered include to d, over the execution's include: the call site is

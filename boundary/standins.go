@@ -83,9 +83,30 @@ const placeholderPrefix = "qz"
 // otherPrefix starts C's placeholders (see identity.go): other words that sort as B's do.
 const otherPrefix, otherSuffix = "qy", "x"
 
+// Part placeholders stand for the parts a splitting function cut from a tenant string
+// (Substitution.Part): B's start with partPrefix, C's with otherPartPrefix (and end in
+// otherSuffix), each followed by partWidth digits. They are numbered as they are first asked
+// for, so they do not sort as their texts do: a template that sorts parts gives B another
+// order than A, and the check refuses it.
+const (
+	partPrefix, otherPartPrefix = "qw", "qv"
+	partWidth                   = 6
+	maxParts                    = 999_999
+)
+
+// parts are the texts of the part placeholders given so far, shared by a substitution's copies
+// (C's, the culprit search's), so that a number means one text in all of them.
+type parts struct {
+	texts []string
+	index map[string]int
+}
+
 // Substitution maps each distinct tenant string to its placeholder, a plain word that YAML
 // reads as one string in any context.
 type Substitution struct {
+	// parts holds the part placeholders; ppfx starts them (partPrefix for B).
+	parts *parts
+	ppfx  string
 	originals []string       // distinct tenant strings, sorted; placeholder i stands for originals[i]
 	index     map[string]int // original → i
 	origins   []string       // where originals[i] first came from
@@ -120,6 +141,7 @@ func NewSubstitution(tainted []Tainted, keep map[string]bool) *Substitution {
 	// One map serves twice: first from each distinct string to its first Tainted, then to its
 	// place in sorted order (a second map of origins was a twentieth of a render's garbage).
 	s := &Substitution{index: make(map[string]int, len(tainted)), keep: keep, allInert: true, pfx: placeholderPrefix,
+		parts: &parts{}, ppfx: partPrefix,
 		bools: [2]int{-1, -1}, flip: true, numBase: numberBase}
 	numFirst := map[any]int{}
 	boolFirst := [2]int{-1, -1}
@@ -336,7 +358,7 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // Other is the same substitution with other placeholders (C's), which sort as B's do.
 func (s *Substitution) Other() *Substitution {
 	c := *s
-	c.pfx, c.sfx, c.numBase, c.flip = otherPrefix, otherSuffix, otherNumberBase, false
+	c.pfx, c.sfx, c.numBase, c.flip, c.ppfx = otherPrefix, otherSuffix, otherNumberBase, false, otherPartPrefix
 	return &c
 }
 
@@ -358,6 +380,85 @@ func (s *Substitution) Str(v string) string {
 		return s.placeholder(i)
 	}
 	return v
+}
+
+// Part returns the stand-in for a part a splitting function cut from a tenant string: the
+// placeholder of the tenant string it equals, or a part placeholder. ok is false once
+// maxParts are given.
+func (s *Substitution) Part(text string) (standIn string, ok bool) {
+	if text == "" {
+		return "", true // as NewSubstitution leaves an empty tenant string
+	}
+	if i, ok := s.index[text]; ok && i < s.limit {
+		return s.placeholder(i), true
+	}
+	j, known := s.parts.index[text]
+	if !known {
+		if len(s.parts.texts) >= maxParts {
+			return "", false
+		}
+		if s.parts.index == nil {
+			s.parts.index = map[string]int{}
+		}
+		j = len(s.parts.texts)
+		s.parts.index[text] = j
+		s.parts.texts = append(s.parts.texts, text)
+	}
+	n := strconv.Itoa(j)
+	return s.ppfx + strings.Repeat("0", partWidth-len(n)) + n + s.sfx, true
+}
+
+// Lift replaces in text every string placeholder and part placeholder of s (B's or C's) by the
+// text it stands for. found reports whether there was one.
+func (s *Substitution) Lift(text string) (lifted string, found bool) {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(text); {
+		at, n, o := s.standInAt(text, i)
+		if n == 0 {
+			i++
+			continue
+		}
+		b.WriteString(text[last:at])
+		b.WriteString(o)
+		last, i, found = at+n, at+n, true
+	}
+	if !found {
+		return text, false
+	}
+	b.WriteString(text[last:])
+	return b.String(), true
+}
+
+// standInAt reads a string or part placeholder of s that starts at text[i]: its length (0: none)
+// and the text it stands for.
+func (s *Substitution) standInAt(text string, i int) (at, n int, original string) {
+	rest := text[i:]
+	if strings.HasPrefix(rest, s.pfx) {
+		if j, ok := s.number(rest[len(s.pfx):]); ok && strings.HasPrefix(rest[len(s.pfx)+s.width:], s.sfx) {
+			return i, len(s.pfx) + s.width + len(s.sfx), s.originals[j]
+		}
+	}
+	if strings.HasPrefix(rest, s.ppfx) {
+		if j, ok := s.partNumber(rest[len(s.ppfx):]); ok && strings.HasPrefix(rest[len(s.ppfx)+partWidth:], s.sfx) {
+			return i, len(s.ppfx) + partWidth + len(s.sfx), s.parts.texts[j]
+		}
+	}
+	return i, 0, ""
+}
+
+// partNumber reads a part placeholder's number at the start of text.
+func (s *Substitution) partNumber(text string) (int, bool) {
+	if len(text) < partWidth {
+		return 0, false
+	}
+	for k := range partWidth {
+		if !isDigit(text[k]) {
+			return 0, false
+		}
+	}
+	j, _ := strconv.Atoi(text[:partWidth])
+	return j, j < len(s.parts.texts)
 }
 
 // CopyValue copies a JSON-typed value tree with tenant strings and keys replaced: B's input,
@@ -394,6 +495,22 @@ func (p *placeholderScan) next(from int) (at, n int, original string, safe, ok b
 			break
 		}
 		f = i + len(s.pfx)
+	}
+	if len(s.parts.texts) > 0 {
+		for f := from; ; {
+			i := strings.Index(text[f:], s.ppfx)
+			if i < 0 || at >= 0 && f+i >= at {
+				break
+			}
+			i += f
+			if j, ok := s.partNumber(text[i+len(s.ppfx):]); ok {
+				// A part of an inert string need not be inert ("a:b" cut at "b" ends in ':').
+				original = s.parts.texts[j]
+				at, n, safe = i, len(s.ppfx)+partWidth, interchangeable(original)
+				break
+			}
+			f = i + len(s.ppfx)
+		}
 	}
 	if !p.numDone && (p.numAt < from) {
 		i, n, o, found := s.nextNumber(text[from:])

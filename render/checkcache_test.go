@@ -138,3 +138,24 @@ func TestCheckMemoryOff(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitChecksAreNotRemembered: a B whose splits cut what its stand-ins stand for depends
+// on the tenant's text (how many parts, which are equal), not only on the input its memory is
+// keyed by; it is rendered every time. Two renders of one shape whose parts differ: "a,b"
+// (two parts) and "c,c" (two equal parts, which one key cannot hold twice): the second must
+// render B itself and give the same verdict as with no memory (refused: two keys "c").
+func TestSplitChecksAreNotRemembered(t *testing.T) {
+	b := configMapBlueprint(t, "{{- range splitList \",\" .Values.hosts }}\n  {{ . }}: \"1\"\n{{- end }}\n")
+	if r, err := countRenders(t, b, tenantInput("web", map[string]any{"hosts": "a,b"})); err != nil || r != 1 {
+		t.Fatalf("first render: B rendered %d times, error %v; want once, no error", r, err)
+	}
+	for _, hosts := range []string{"c,c", "a,b"} {
+		r, err := countRenders(t, b, tenantInput("web", map[string]any{"hosts": hosts}))
+		if r != 1 {
+			t.Errorf("hosts %q: B rendered %d times; want once (not from memory)", hosts, r)
+		}
+		if (hosts == "c,c") != (err != nil) {
+			t.Errorf("hosts %q: error %v", hosts, err)
+		}
+	}
+}

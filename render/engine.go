@@ -488,6 +488,7 @@ func (b *Blueprint) newExecution(in *Input, sub *boundary.Substitution) (*execut
 		t.Funcs(x.d.Funcs())
 		t.Funcs(x.d.LoopFuncs(bounded))
 		t.Funcs(x.d.IncludeFunc(x.include))
+		t.Funcs(x.d.SplitFuncs(bounded))
 		if b.strict != nil {
 			if x.strict, err = b.strict.Clone(); err != nil {
 				return nil, fmt.Errorf("blueprint %s: %w", b.Name, err)
@@ -525,6 +526,7 @@ func (b *Blueprint) newExecution(in *Input, sub *boundary.Substitution) (*execut
 		resources[k] = list
 	}
 	x.depth, x.memo, x.d = 0, nil, boundary.Decider{}
+	x.d.UseStandIns(sub)
 	x.remember = len(in.Tainted) == 0
 	x.placeholders = sub != nil
 	x.roots.stale = true
