@@ -53,7 +53,7 @@ type Rendered struct {
 	// Lifted is set when the render's splits cut what its stand-ins stand for so far
 	// (Decider.Lifted): its output is not remembered by its input.
 	Lifted bool
-	Text      string
+	Text   string
 	// Err is set when the template failed, or waits for a live object.
 	Err error
 	// Decisions is what the template decided (recorded when Render was given no replay).

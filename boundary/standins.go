@@ -105,8 +105,8 @@ type parts struct {
 // reads as one string in any context.
 type Substitution struct {
 	// parts holds the part placeholders; ppfx starts them (partPrefix for B).
-	parts *parts
-	ppfx  string
+	parts     *parts
+	ppfx      string
 	originals []string       // distinct tenant strings, sorted; placeholder i stands for originals[i]
 	index     map[string]int // original → i
 	origins   []string       // where originals[i] first came from
