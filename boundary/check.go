@@ -50,10 +50,7 @@ type Rendered struct {
 	// OutOfStep is set when a replaying render's decisions departed from A's record
 	// (Decider.Departed): its output says nothing about A's.
 	OutOfStep bool
-	// Lifted is set when the render's splits cut what its stand-ins stand for so far
-	// (Decider.Lifted): its output is not remembered by its input.
-	Lifted bool
-	Text   string
+	Text      string
 	// Err is set when the template failed, or waits for a live object.
 	Err error
 	// Decisions is what the template decided (recorded when Render was given no replay).
@@ -211,7 +208,7 @@ func (s *Check) Verify(t Template, textA string, parsedA []any, docA int, errA e
 			return s.blame(t, textA, parsedA, docA, errA, out)
 		}
 		b = &bOutput{text: r.Text, code: slices.Clone(r.Code)}
-		if s.keyed && !r.Lifted {
+		if s.keyed {
 			bMemory.Put(s.key, b)
 		}
 	}

@@ -3,6 +3,7 @@ package boundary
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"maps"
 	"reflect"
@@ -27,12 +28,15 @@ const (
 	loopUntil     = "gantryUntil"
 	loopUntilStep = "gantryUntilStep"
 	includeAt     = "gantryInclude"
+	templateAt    = "gantryTemplate"
+	tplAt         = "gantryTpl"
+	iterAt        = "gantryIteration"
 )
 
 // Rewritten are the functions RewriteDecisions renames, by the name the blueprint wrote: an
 // error message says the blueprint's name (see render's plainChecks).
 var Rewritten = func() map[string]string {
-	m := map[string]string{decideTernary: "ternary", loopUntil: "until", loopUntilStep: "untilStep", includeAt: "include"}
+	m := map[string]string{decideTernary: "ternary", loopUntil: "until", loopUntilStep: "untilStep", includeAt: "include", tplAt: "tpl"}
 	for name := range splitting {
 		m[splitPrefix+name] = name
 	}
@@ -66,6 +70,9 @@ func DecisionFuncs() template.FuncMap {
 		loopUntil:     func(_, n int) []int { return nil },
 		loopUntilStep: func(_, start, stop, step int) []int { return nil },
 		includeAt:     func(_ int, _ string, _ any) (string, error) { return "", errors.New("include outside a render") },
+		templateAt:    func(int) string { return "" },
+		iterAt:        func(int) string { return "" },
+		tplAt:         func(_ int, _ string, _ any) (string, error) { return "", errors.New("tpl outside a render") },
 	}
 	for name := range splitting {
 		f[splitPrefix+name] = func(int, ...any) any { return nil }
@@ -113,6 +120,8 @@ func rewriteTree(tree *parse.Tree, next func() int) {
 		return &parse.NumberNode{NodeType: parse.NodeNumber, Pos: pos, IsInt: true, Int64: int64(id), Text: strconv.Itoa(id)}
 	}
 	var walk func(n parse.Node)
+	// siteAction is an action that notes a decision, N, and prints nothing.
+	var siteAction func(fn string, pos parse.Pos, line int) *parse.ActionNode
 	wrap := func(b *parse.BranchNode, fn string) {
 		p := b.Pipe
 		if p == nil || p.IsAssign {
@@ -131,9 +140,17 @@ func rewriteTree(tree *parse.Tree, next func() int) {
 			if n == nil {
 				return
 			}
+			nodes := make([]parse.Node, 0, len(n.Nodes))
 			for _, c := range n.Nodes {
+				if tn, ok := c.(*parse.TemplateNode); ok {
+					// `template` is an include written as an action: its call site is a
+					// decision too, noted by an action just before it that prints nothing.
+					nodes = append(nodes, siteAction(templateAt, tn.Pos, tn.Line))
+				}
+				nodes = append(nodes, c)
 				walk(c)
 			}
+			n.Nodes = nodes
 		case *parse.IfNode:
 			wrap(&n.BranchNode, decideIf)
 			walk(n.List)
@@ -145,7 +162,20 @@ func rewriteTree(tree *parse.Tree, next func() int) {
 		case *parse.RangeNode:
 			walk(n.List)
 			walk(n.ElseList)
+			// Each iteration is a decision too: a call site that and/or evaluates in some
+			// iterations in A and in others in B would otherwise balance its count within one
+			// loop (a review's case, 2026-11-27).
+			if n.List != nil {
+				n.List.Nodes = append([]parse.Node{siteAction(iterAt, n.Pos, n.Line)}, n.List.Nodes...)
+			}
 		}
+	}
+	siteAction = func(fn string, pos parse.Pos, line int) *parse.ActionNode {
+		return &parse.ActionNode{NodeType: parse.NodeAction, Pos: pos, Line: line, Pipe: &parse.PipeNode{
+			NodeType: parse.NodePipe, Pos: pos, Line: line, Cmds: []*parse.CommandNode{{NodeType: parse.NodeCommand, Pos: pos, Args: []parse.Node{
+				parse.NewIdentifier(fn).SetTree(tree).SetPos(pos), number(pos),
+			}}},
+		}}
 	}
 	walk(tree.Root)
 	// sprig's ternary is an `if` written as a function: `ternary A B COND` becomes
@@ -175,6 +205,8 @@ var (
 	// renamedCall is a numbered call as a message prints it (`gantryInclude 7 "h" .`), and
 	// the name alone after "error calling".
 	renamedCall = regexp.MustCompile(`\b(` + strings.Join(longestFirst(slices.Collect(maps.Keys(Rewritten))), "|") + `)(?: -?\d+\b)?`)
+	// argCount is text/template's message for a call with too few or too many arguments.
+	argCount = regexp.MustCompile(`wrong number of args for (\w+): want (\d+) got (\d+)`)
 	// decisionSuffix is what RewriteDecisions appends to an if or with pipeline.
 	decisionSuffix = regexp.MustCompile(` \| (?:` + decideIf + `|` + decideWith + `) -?\d+`)
 )
@@ -193,6 +225,16 @@ func Unrewrite(msg string) string {
 		return msg
 	}
 	msg = decisionSuffix.ReplaceAllString(msg, "")
+	// A numbered call has one argument more than the blueprint wrote.
+	msg = argCount.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := argCount.FindStringSubmatch(m)
+		if _, ok := Rewritten[sub[1]]; !ok {
+			return m
+		}
+		want, _ := strconv.Atoi(sub[2])
+		got, _ := strconv.Atoi(sub[3])
+		return fmt.Sprintf("wrong number of args for %s: want %d got %d", sub[1], want-1, got-1)
+	})
 	return renamedCall.ReplaceAllStringFunc(msg, func(m string) string {
 		return Rewritten[renamedCall.FindStringSubmatch(m)[1]]
 	})
@@ -227,22 +269,61 @@ type Decider struct {
 	// departed is set when a replay asked for a decision A did not record, or could not
 	// take A's.
 	departed bool
-	// sub holds the stand-ins of a render with them (B's or C's): the splitting functions
-	// cut what they stand for, as A does (countedSplit).
-	sub *Substitution
-	// lifted is set once a split cut what stand-ins stand for, in any template of the render
-	// (Start does not clear it): its output then depends on the tenant's text, not only on
-	// its input and decisions (see Lifted).
-	lifted bool
+	// sub holds the check's stand-ins, in A and in the renders with them (standIns: B's,
+	// C's): A notes the parts its splits cut, which the others stand in for (countedSplit).
+	sub      *Substitution
+	standIns bool
+	// tape is every decision of the current template in order, recorded or replayed: the
+	// id, the count of numbers, the numbers. A span of it is what an include's body decided
+	// (Mark, Since), which a remembered output is kept with (Apply).
+	tape []int64
 }
 
-// Lifted reports whether a split of the render cut what its stand-ins stand for: B's output
-// then depends on more than the input the check's memory keys it by (where the tenant's
-// strings are, not what they say), and is not remembered.
-func (d *Decider) Lifted() bool { return d.lifted }
+// Mark is where the tape is now: Since(Mark()) after a span of the render is what it decided.
+func (d *Decider) Mark() int { return len(d.tape) }
 
-// UseStandIns tells d the stand-ins of the render it decides for (nil for A).
-func (d *Decider) UseStandIns(sub *Substitution) { d.sub = sub }
+// Since is what was decided since mark, in order.
+func (d *Decider) Since(mark int) []int64 { return slices.Clone(d.tape[mark:]) }
+
+// Apply takes the decisions span as if the render made them again, for an include whose
+// remembered output is used instead of running it: recording, it records them; replaying, it
+// takes them from A's record only if A's are span's, every one (B would otherwise decide
+// otherwise in the body), and reports whether it did. On false nothing was taken, and the
+// caller runs the body. A render that uses remembered outputs so records and replays exactly
+// what it would running every body, so that a remembered output cannot put B out of step
+// with A, whichever of them remembered it.
+func (d *Decider) Apply(span []int64) bool {
+	if d.replay == nil {
+		for i := 0; i < len(span); {
+			id, n := int(span[i]), int(span[i+1])
+			d.decideInts(id, span[i+2:i+2+n]...)
+			i += 2 + n
+		}
+		return true
+	}
+	seq, departed, tape := d.next[seqID], d.departed, len(d.tape)
+	type pos struct{ id, next int }
+	var undo []pos
+	ok := true
+	for i := 0; i < len(span) && ok; {
+		id, n := int(span[i]), int(span[i+1])
+		want := span[i+2 : i+2+n]
+		undo = append(undo, pos{id, d.next[id]})
+		ok = slices.Equal(d.decideInts(id, want...), want) && !d.departed
+		i += 2 + n
+	}
+	if !ok {
+		for j := len(undo) - 1; j >= 0; j-- {
+			d.next[undo[j].id] = undo[j].next
+		}
+		d.next[seqID], d.departed, d.tape = seq, departed, d.tape[:tape]
+	}
+	return ok
+}
+
+// UseCheck tells d the check's stand-ins: for a render with them (B's, C's) when standIns,
+// for A otherwise. A render without a check has none.
+func (d *Decider) UseCheck(sub *Substitution, standIns bool) { d.sub, d.standIns = sub, standIns }
 
 // Departed reports whether the replay left A's record: a decision A did not make, one B could
 // not take as A did, or one A made that B never reached.
@@ -263,7 +344,7 @@ func (d *Decider) Departed() bool {
 
 // Start begins a template's render: recording when replay is nil, replaying it otherwise.
 func (d *Decider) Start(replay Decisions) {
-	d.replay, d.log, d.next, d.departed = replay, Decisions{}, map[int]int{}, false
+	d.replay, d.log, d.next, d.departed, d.tape = replay, Decisions{}, map[int]int{}, false, d.tape[:0]
 }
 
 // decide returns the decision at conditional id: the recorded one when replaying and there is
@@ -281,6 +362,15 @@ func (d *Decider) decide(id int, v any) bool {
 // decideInts returns the numbers decided at id: the recorded ones when replaying and there are
 // some, else vs.
 func (d *Decider) decideInts(id int, vs ...int64) []int64 {
+	got := d.decided(id, vs)
+	if d.log != nil { // started: a render with a check, recording or replaying
+		d.tape = append(d.tape, int64(id), int64(len(got)))
+		d.tape = append(d.tape, got...)
+	}
+	return got
+}
+
+func (d *Decider) decided(id int, vs []int64) []int64 {
 	if d.replay != nil {
 		if p := d.next[seqID]; p < len(d.replay[seqID]) && d.replay[seqID][p] == int64(id) {
 			d.next[seqID] = p + 1
@@ -327,20 +417,22 @@ func (d *Decider) SplitFuncs(bounded template.FuncMap) template.FuncMap {
 	return f
 }
 
-// countedSplit wraps a splitting function. A split of a stand-in would not cut where A's cut
-// the tenant's text ("a,b" splits in two, its stand-in not at all), and B's loop over the
-// parts would run another number of times than A's, departing from A's decisions: every loop
-// over a tenant's comma-separated hosts with a conditional inside would be refused. So in a
-// render with stand-ins, a split whose arguments hold some cuts what they stand for, as A
-// does, and gives each part's stand-in instead (Substitution.Part): B then loops as A did,
-// over inert parts that restore to A's, and the comparison sees what A printed of each part
-// as tenant content where B printed its stand-in. B learns from the tenant's text only how
-// many parts there are and which are equal, as it does of a tenant's list.
+// countedSplit wraps a splitting function. B's split of a stand-in does not cut where A's cut
+// the tenant's text ("a,b" splits in two, its stand-in not at all): B's loop over the parts
+// would run another number of times than A's and depart from A's decisions (every loop over a
+// tenant's comma-separated hosts with a conditional inside would be refused), and a key per
+// part would be one key in B. So the parts are decisions: A records how many it cut and which
+// they are, by their number in the check's table of parts (Substitution.PartID), and B, where
+// the split's arguments hold stand-ins, takes a stand-in for each of A's parts
+// (PartStandIn). B then loops as A did, over inert parts that restore to A's, and the
+// comparison sees what A printed of each part as tenant content where B printed its stand-in.
+// B learns from the tenant's text how many parts there are and which are equal, as it does of
+// a tenant's list, and only through A's record: B's output stays a function of its input and
+// A's decisions, which the check's memory keys it by.
 //
-// The number of parts is a decision too, so that where B still cuts otherwise (a tenant
-// number in the arguments, or a text transformed past lifting), a replay cuts or pads its
-// parts to A's number, with copies of its last part (of the content string where it has
-// none), and the comparison decides.
+// Where B's arguments hold no stand-in (platform text, or tenant text transformed past them,
+// `upper`), B keeps its own parts, cut or padded to A's count (resize), and the comparison
+// decides.
 func (d *Decider) countedSplit(fn any, content int) any {
 	v := reflect.ValueOf(fn)
 	t := v.Type()
@@ -353,73 +445,76 @@ func (d *Decider) countedSplit(fn any, content int) any {
 		out[i] = t.Out(i)
 	}
 	return reflect.MakeFunc(reflect.FuncOf(in, out, false), func(args []reflect.Value) []reflect.Value {
-		res := d.liftedSplit(v, args[1:])
-		if len(res) == 2 && !res[1].IsNil() {
+		res := v.Call(args[1:])
+		if (len(res) == 2 && !res[1].IsNil()) || d.log == nil || d.sub == nil {
+			return res // failed, or a render without a check
+		}
+		id := int(args[0].Int())
+		parts := partsOf(res[0])
+		n := int(d.decideInts(id, int64(len(parts)))[0])
+		ids := make([]int64, n)
+		if !d.standIns {
+			for i, p := range parts {
+				ids[i] = d.sub.PartID(p)
+			}
+		}
+		ids = d.decideInts(id, ids...)
+		if !d.standIns {
 			return res
 		}
-		n := int(d.decideInts(int(args[0].Int()), int64(res[0].Len()))[0])
-		res[0] = resize(res[0], n, args[1+content])
+		if !d.holdsStandIn(args[1:]) {
+			res[0] = resize(res[0], n, args[1+content])
+			return res
+		}
+		standIns := make([]string, len(ids))
+		for i, pid := range ids {
+			p, ok := d.sub.PartStandIn(pid)
+			if !ok {
+				d.departed = true // A's table was full: B cannot stand in for this part
+				return res
+			}
+			standIns[i] = p
+		}
+		res[0] = withParts(res[0].Type(), standIns)
 		return res
 	}).Interface()
 }
 
-// liftedSplit calls a splitting function, on what the stand-ins in its string arguments stand
-// for and with the stand-ins of the parts it gives, where there are some (see countedSplit).
-func (d *Decider) liftedSplit(fn reflect.Value, args []reflect.Value) []reflect.Value {
-	if d.sub == nil {
-		return fn.Call(args)
-	}
-	var lifted []reflect.Value
-	for i, a := range args {
-		if a.Kind() != reflect.String {
-			continue
-		}
-		if l, ok := d.sub.Lift(a.String()); ok {
-			if lifted == nil {
-				lifted = slices.Clone(args)
-			}
-			lifted[i] = reflect.ValueOf(l)
+// holdsStandIn reports whether a string among args holds one of the render's stand-ins for a
+// tenant string or a part.
+func (d *Decider) holdsStandIn(args []reflect.Value) bool {
+	for _, a := range args {
+		if a.Kind() == reflect.String && d.sub.HoldsStandIn(a.String()) {
+			return true
 		}
 	}
-	if lifted == nil {
-		return fn.Call(args)
-	}
-	d.lifted = true
-	res := fn.Call(lifted)
-	if len(res) == 2 && !res[1].IsNil() {
-		return fn.Call(args) // B's own error, or none
-	}
-	standIns, ok := d.partStandIns(res[0])
-	if !ok {
-		return fn.Call(args)
-	}
-	res[0] = standIns
-	return res
+	return false
 }
 
-// partStandIns replaces every part of a split's result by its stand-in.
-func (d *Decider) partStandIns(parts reflect.Value) (reflect.Value, bool) {
-	if parts.Kind() == reflect.Slice {
-		out := reflect.MakeSlice(parts.Type(), parts.Len(), parts.Len())
-		for i := range parts.Len() {
-			p, ok := d.sub.Part(parts.Index(i).String())
-			if !ok {
-				return parts, false
-			}
-			out.Index(i).SetString(p)
-		}
-		return out, true
+// partsOf is a split's result in order: a list of strings, or the values of a map of "_0",
+// "_1"….
+func partsOf(res reflect.Value) []string {
+	if res.Kind() == reflect.Slice {
+		return res.Interface().([]string)
 	}
-	m := parts.Interface().(map[string]string)
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		p, ok := d.sub.Part(v)
-		if !ok {
-			return parts, false
-		}
-		out[k] = p
+	m := res.Interface().(map[string]string)
+	out := make([]string, len(m))
+	for i := range out {
+		out[i] = m["_"+strconv.Itoa(i)]
 	}
-	return reflect.ValueOf(out), true
+	return out
+}
+
+// withParts is parts as a split's result of type t.
+func withParts(t reflect.Type, parts []string) reflect.Value {
+	if t.Kind() == reflect.Slice {
+		return reflect.ValueOf(parts)
+	}
+	m := make(map[string]string, len(parts))
+	for i, p := range parts {
+		m["_"+strconv.Itoa(i)] = p
+	}
+	return reflect.ValueOf(m)
 }
 
 // resize cuts parts (a list of strings, or a map of "_0", "_1"… to strings) to n, or pads it
@@ -458,13 +553,26 @@ func resize(parts reflect.Value, n int, whole reflect.Value) reflect.Value {
 	return reflect.ValueOf(out)
 }
 
-// IncludeFunc binds the numbered include to d, over the execution's include: the call site is
-// a decision, recorded and replayed like the others.
-func (d *Decider) IncludeFunc(include func(string, any) (string, error)) template.FuncMap {
-	return template.FuncMap{includeAt: func(id int, name string, data any) (string, error) {
+// CallFuncs binds the numbered include and tpl to d, over the execution's own, and the notes
+// of template call sites and loop iterations: each is a decision, recorded and replayed like
+// the others.
+func (d *Decider) CallFuncs(include, tpl func(string, any) (string, error)) template.FuncMap {
+	note := func(id int) string {
 		d.decideInts(id, 1)
-		return include(name, data)
-	}}
+		return ""
+	}
+	return template.FuncMap{
+		includeAt: func(id int, name string, data any) (string, error) {
+			d.decideInts(id, 1)
+			return include(name, data)
+		},
+		tplAt: func(id int, text string, data any) (string, error) {
+			d.decideInts(id, 1)
+			return tpl(text, data)
+		},
+		templateAt: note,
+		iterAt:     note,
+	}
 }
 
 // Funcs binds the decision functions to d.

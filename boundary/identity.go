@@ -154,10 +154,21 @@ func (m *identityCheck) jnode(a, b any) verdict {
 		if !ok || len(av) != len(bv) {
 			return unlike
 		}
+		var matched map[string]bool // A's keys B's tenant keys restored to
 		for k, be := range bv {
 			key, tenant := k, m.sub.Holds(k)
 			if tenant {
 				key, _ = m.sub.Restore(k)
+				// Two keys of B that restore to one name are one key in A (a tenant's
+				// "metrics" set into a map that has the template's "metrics"): B's map is
+				// not A's, though a key the tenant injected elsewhere may even the count.
+				if _, template := bv[key]; template || matched[key] {
+					return unlike
+				}
+				if matched == nil {
+					matched = map[string]bool{}
+				}
+				matched[key] = true
 			}
 			ae, ok := av[key]
 			if !ok {
@@ -344,12 +355,20 @@ func (m *identityCheck) mapping(a, b yamlv2.MapSlice) bool {
 	}
 	pairedA := make([]int, len(b)) // B's pair j goes with A's pairedA[j]; -1: left over
 	used := make([]bool, len(a))
+	names := make(map[any]bool, len(b)) // B's keys, restored
 	var leftA, leftB []int
 	for j, p := range b {
 		pairedA[j] = -1
 		k := p.Key
 		if s, ok := k.(string); ok && m.sub.Holds(s) {
 			k, _ = m.sub.Restore(s)
+		}
+		if !collection(k) {
+			// Two keys of B that restore to one name are one key in A (see jnode).
+			if names[k] {
+				return false
+			}
+			names[k] = true
 		}
 		if i, ok := at[k]; ok && !used[i] {
 			pairedA[j], used[i] = i, true

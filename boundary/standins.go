@@ -382,52 +382,49 @@ func (s *Substitution) Str(v string) string {
 	return v
 }
 
-// Part returns the stand-in for a part a splitting function cut from a tenant string: the
-// placeholder of the tenant string it equals, or a part placeholder. ok is false once
-// maxParts are given.
-func (s *Substitution) Part(text string) (standIn string, ok bool) {
+// PartID is the number of a part a split of A cut, in the check's table of parts, which the
+// renders with stand-ins share; -1 once maxParts are held.
+func (s *Substitution) PartID(text string) int64 {
+	if j, ok := s.parts.index[text]; ok {
+		return int64(j)
+	}
+	if len(s.parts.texts) >= maxParts {
+		return -1
+	}
+	if s.parts.index == nil {
+		s.parts.index = map[string]int{}
+	}
+	j := len(s.parts.texts)
+	s.parts.index[text] = j
+	s.parts.texts = append(s.parts.texts, text)
+	return int64(j)
+}
+
+// PartStandIn is the stand-in for A's part number id: the placeholder of the tenant string it
+// equals, or a part placeholder. ok is false for a number the table does not hold.
+func (s *Substitution) PartStandIn(id int64) (standIn string, ok bool) {
+	if id < 0 || id >= int64(len(s.parts.texts)) {
+		return "", false
+	}
+	text := s.parts.texts[id]
 	if text == "" {
 		return "", true // as NewSubstitution leaves an empty tenant string
 	}
 	if i, ok := s.index[text]; ok && i < s.limit {
 		return s.placeholder(i), true
 	}
-	j, known := s.parts.index[text]
-	if !known {
-		if len(s.parts.texts) >= maxParts {
-			return "", false
-		}
-		if s.parts.index == nil {
-			s.parts.index = map[string]int{}
-		}
-		j = len(s.parts.texts)
-		s.parts.index[text] = j
-		s.parts.texts = append(s.parts.texts, text)
-	}
-	n := strconv.Itoa(j)
+	n := strconv.FormatInt(id, 10)
 	return s.ppfx + strings.Repeat("0", partWidth-len(n)) + n + s.sfx, true
 }
 
-// Lift replaces in text every string placeholder and part placeholder of s (B's or C's) by the
-// text it stands for. found reports whether there was one.
-func (s *Substitution) Lift(text string) (lifted string, found bool) {
-	var b strings.Builder
-	last := 0
-	for i := 0; i < len(text); {
-		at, n, o := s.standInAt(text, i)
-		if n == 0 {
-			i++
-			continue
+// HoldsStandIn reports whether text holds a string or part placeholder of s (B's or C's).
+func (s *Substitution) HoldsStandIn(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if _, n, _ := s.standInAt(text, i); n > 0 {
+			return true
 		}
-		b.WriteString(text[last:at])
-		b.WriteString(o)
-		last, i, found = at+n, at+n, true
 	}
-	if !found {
-		return text, false
-	}
-	b.WriteString(text[last:])
-	return b.String(), true
+	return false
 }
 
 // standInAt reads a string or part placeholder of s that starts at text[i]: its length (0: none)

@@ -69,7 +69,7 @@ func (x *execution) Render(t boundary.Template, replay boundary.Decisions) bound
 	if err == nil && pending != nil {
 		err = errors.New(pending.Reason)
 	}
-	r := boundary.Rendered{Text: text, Err: err, Decisions: x.d.Log(), Code: x.code, Refused: x.refused != nil, OutOfStep: x.d.Departed(), Lifted: x.d.Lifted()}
+	r := boundary.Rendered{Text: text, Err: err, Decisions: x.d.Log(), Code: x.code, Refused: x.refused != nil, OutOfStep: x.d.Departed()}
 	if x.budget.err != nil && x.budget.err.timeUp {
 		r.TimeUp = &Error{Blueprint: x.b.Name, Template: c.field, Msg: x.budget.err.msg}
 	}

@@ -368,6 +368,7 @@ func (b *Blueprint) render(in *Input, set []*compiled, status *compiled) (*Outpu
 	if len(in.Tainted) > 0 {
 		check = b.newCheck(in, x.budget.deadline)
 		defer b.checkDone(check)
+		x.d.UseCheck(check.Substitution(), false) // A notes the parts its splits cut
 		if b.callsTpl {
 			ts := make([]boundary.Template, 0, len(set)+1)
 			for _, c := range append(slices.Clip(set), status) {
@@ -444,13 +445,10 @@ type execution struct {
 	placeholders bool
 	data         map[string]any
 	depth        int
-	// remember is set when a render has no tenant values: include outputs are remembered
-	// then only (see include).
-	remember bool
 	// memo holds include outputs for the root context and small dicts (see memoKey);
 	// mutations counts calls of functions that change what the root reaches, which
 	// invalidate it.
-	memo      map[string]string
+	memo      map[string]memoEntry
 	mutations int
 	// mutatingCalls counts every call of those functions, whatever map it changes.
 	mutatingCalls int
@@ -487,7 +485,7 @@ func (b *Blueprint) newExecution(in *Input, sub *boundary.Substitution) (*execut
 		t.Funcs(bounded)
 		t.Funcs(x.d.Funcs())
 		t.Funcs(x.d.LoopFuncs(bounded))
-		t.Funcs(x.d.IncludeFunc(x.include))
+		t.Funcs(x.d.CallFuncs(x.include, x.tpl))
 		t.Funcs(x.d.SplitFuncs(bounded))
 		if b.strict != nil {
 			if x.strict, err = b.strict.Clone(); err != nil {
@@ -526,8 +524,7 @@ func (b *Blueprint) newExecution(in *Input, sub *boundary.Substitution) (*execut
 		resources[k] = list
 	}
 	x.depth, x.memo, x.d = 0, nil, boundary.Decider{}
-	x.d.UseStandIns(sub)
-	x.remember = len(in.Tainted) == 0
+	x.d.UseCheck(sub, sub != nil)
 	x.placeholders = sub != nil
 	x.roots.stale = true
 	x.data = map[string]any{
@@ -618,20 +615,21 @@ func nestedTooDeep(err error) error {
 
 func (x *execution) include(name string, data any) (string, error) {
 	// Blueprints include the same helpers (names, labels) many times per render, with the
-	// root context or a small dict of names and numbers: in a render without tenant values,
-	// remember those outputs until a function changes what the root reaches (see memoKey for
-	// why not with them).
+	// root context or a small dict of names and numbers: remember those outputs, with the
+	// decisions their bodies made, until a function changes what the root reaches (see
+	// memoKey).
 	var (
 		key            string
 		root, remember bool
 	)
-	if x.remember {
+	if !memoOff {
 		key, root, remember = x.memoKey(name, data)
 	}
-	if out, ok := x.memo[key]; ok && remember {
-		return out, nil
+	if e, ok := x.memo[key]; ok && remember && x.d.Apply(e.decided) {
+		memoHits.Add(1)
+		return e.out, nil
 	}
-	mutations, calls := x.mutations, x.mutatingCalls
+	mutations, calls, mark, code := x.mutations, x.mutatingCalls, x.d.Mark(), len(x.code)
 	if x.depth >= maxIncludeDepth {
 		return "", &depthError{fmt.Sprintf("include %q: nested more than %d deep (does it include itself?)", name, maxIncludeDepth)}
 	}
@@ -644,13 +642,28 @@ func (x *execution) include(name string, data any) (string, error) {
 	// With the root context, a change the root does not reach made inside is the include's
 	// own business; a dict argument may be the caller's, and a change to it must happen again
 	// at the next call: such an include is not remembered.
-	if remember && x.mutations == mutations && (root || x.mutatingCalls == calls) {
+	// A body that ran tpl is not remembered: the check compares the code tpl ran in A and B.
+	if remember && x.mutations == mutations && (root || x.mutatingCalls == calls) && len(x.code) == code {
 		if x.memo == nil {
-			x.memo = map[string]string{}
+			x.memo = map[string]memoEntry{}
 		}
-		x.memo[key] = buf.buf.String()
+		x.memo[key] = memoEntry{out: buf.buf.String(), decided: x.d.Since(mark)}
 	}
 	return buf.buf.String(), nil
+}
+
+var (
+	// memoOff, set by tests, turns the include memo off: the render every memo must give.
+	memoOff bool
+	// memoHits counts the include outputs taken from the memo, for tests.
+	memoHits atomic.Int64
+)
+
+// memoEntry is a remembered include output, with what its body decided (boundary.Decider's
+// Since): a render that uses it takes those decisions as if it ran the body (Apply).
+type memoEntry struct {
+	out     string
+	decided []int64
 }
 
 // maxMemoKey bounds the key of a remembered include with a dict argument.
@@ -661,15 +674,16 @@ const maxMemoKey = 1024
 // scalar with its type (63, "63" and 63.0 print differently) and each map by identity (the
 // memo is forgotten when what the root reaches changes). Other arguments are not remembered.
 //
-// A render with tenant values remembers nothing (x.remember, see include): the
-// structure check's render B replays the decisions of A in A's order, so it must make every
-// include call A makes, where A makes it. B sees stand-ins for the tenant's values, and
-// whether a key is found depends on them however it is made: a dict entry or a dict key equal,
-// in A, to a platform constant, or the root chosen by a tenant false (`or .Values.flag $`)
-// where B's stand-in is true. B's decisions then fell out of step, and the check passed a
-// tenant string that adds a field (TestMemoDoesNotHideAnInjection,
-// TestMemoKeyOfATenantDictKey, TestMemoKeyOfAMapATenantValueChose) or refused a template that
-// only branches on a tenant value (TestMemoOfATenantValueEqualToAPlatformOne).
+// The structure check's render B replays A's decisions in A's order, and B sees stand-ins
+// for the tenant's values: whether a key is found depends on them however it is made (a dict
+// entry equal, in A, to a platform constant, or the root chosen by a tenant false where B's
+// stand-in is true). So a remembered output is kept with the decisions its body made, and a
+// render that takes it takes those decisions again (boundary.Decider.Apply): A records them,
+// B takes the output only where A's record holds exactly those decisions. Without that, B's
+// decisions fell out of step, and the check passed a tenant string that adds a field
+// (TestMemoDoesNotHideAnInjection and the next two) or refused a template that only branches
+// on a tenant value (TestMemoOfATenantValueEqualToAPlatformOne); TestIncludeMemoChangesNothing
+// holds every verdict to the one without the memo.
 func (x *execution) memoKey(name string, data any) (key string, root, ok bool) {
 	if isRoot(data, x.data) {
 		return name, true, true
