@@ -393,7 +393,7 @@ func (s *Check) blame(t Template, textA string, parsedA []any, docA int, errA er
 			"tenant strings may reach tpl only as text"
 	case failure != nil:
 		e.Msg = fmt.Sprintf("the template's output depends on this value's content: with an inert stand-in in its place, it fails (%v); "+
-			"compare tenant values with `if eq`, do not use them as keys, widths or templates", failure)
+			"compare tenant values with `if eq`, do not use them as keys, widths or templates", s.sub.Mask(fmt.Sprint(failure)))
 	case departed:
 		e.Msg = "the template's course depends on this value where the check cannot follow it (a loop over what it splits into or picks, " +
 			"and/or stopping at it, a tpl text's branch, a with that cannot be taken alike): with an inert stand-in in its place, the " +

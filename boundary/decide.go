@@ -44,12 +44,11 @@ var Rewritten = func() map[string]string {
 }()
 
 // splitting are the functions that cut a string into a list (or, for split and splitn, a map
-// of "_0", "_1"…), by where their content string is among their arguments. The number of
-// parts is a decision, as a loop count is (see countedSplit): a tenant's "a,b" splits in two
-// where its stand-in does not split at all.
-var splitting = map[string]int{
-	"splitList": 1, "split": 1, "splitn": 2, "regexSplit": 1, "mustRegexSplit": 1,
-	"regexFindAll": 1, "mustRegexFindAll": 1,
+// of "_0", "_1"…). Their parts are decisions, as a loop count is (see countedSplit): a
+// tenant's "a,b" splits in two where its stand-in does not split at all.
+var splitting = map[string]bool{
+	"splitList": true, "split": true, "splitn": true, "regexSplit": true, "mustRegexSplit": true,
+	"regexFindAll": true, "mustRegexFindAll": true,
 }
 
 // splitPrefix starts the names RewriteDecisions gives the splitting functions.
@@ -249,23 +248,26 @@ var renamed = func() map[string]string {
 	return m
 }()
 
-// Decisions is what one template's render decided at each conditional, in order, by number:
-// 1 or 0 for a branch, the arguments for a loop; and under seqID, the number of every
-// decision in the order they were made.
-type Decisions map[int][]int64
-
-// seqID is the number under which a recording keeps the order of all its decisions
-// (RewriteDecisions numbers conditionals from 1). A replay that makes the same decisions as
-// many times each, but in another order, has departed: two departures in opposite directions
-// (an include A made that B did not, then one B made that A did not) balance each other's
-// counts, not their order.
-const seqID = 0
+// Decisions is what one template's render decided, in the order it decided: for each
+// decision the number of the conditional, call site or loop that made it, how many numbers it
+// decided, and those numbers (1 or 0 for a branch, 1 for a call, a loop's arguments, a
+// split's parts). A replay takes them in that order and no other: two departures in opposite
+// directions (an include A made that B did not, then one B made that A did not) balance each
+// other's counts, not their order.
+type Decisions []int64
 
 // Decider records a render's decisions, or replays recorded ones.
 type Decider struct {
-	replay Decisions // nil while recording
-	log    Decisions
-	next   map[int]int
+	started, replaying bool
+	// replay is A's record, and at where the replay is in it.
+	replay Decisions
+	at     int
+	// log is what a recording decided so far: the template's Decisions.
+	log Decisions
+	// used is what a replay decided so far, A's or, where it departed, its own: a span of it
+	// is what an include's body decided (Mark, Since), which a remembered output is kept
+	// with (Apply). A recording's is its log.
+	used []int64
 	// departed is set when a replay asked for a decision A did not record, or could not
 	// take A's.
 	departed bool
@@ -273,17 +275,24 @@ type Decider struct {
 	// C's): A notes the parts its splits cut, which the others stand in for (countedSplit).
 	sub      *Substitution
 	standIns bool
-	// tape is every decision of the current template in order, recorded or replayed: the
-	// id, the count of numbers, the numbers. A span of it is what an include's body decided
-	// (Mark, Since), which a remembered output is kept with (Apply).
-	tape []int64
 }
 
-// Mark is where the tape is now: Since(Mark()) after a span of the render is what it decided.
-func (d *Decider) Mark() int { return len(d.tape) }
+// Mark is where the render's decisions are now: Since(Mark()) after a span of the render is
+// what it decided.
+func (d *Decider) Mark() int {
+	if d.replaying {
+		return len(d.used)
+	}
+	return len(d.log)
+}
 
 // Since is what was decided since mark, in order.
-func (d *Decider) Since(mark int) []int64 { return slices.Clone(d.tape[mark:]) }
+func (d *Decider) Since(mark int) []int64 {
+	if d.replaying {
+		return slices.Clone(d.used[mark:])
+	}
+	return slices.Clone(d.log[mark:])
+}
 
 // Apply takes the decisions span as if the render made them again, for an include whose
 // remembered output is used instead of running it: recording, it records them; replaying, it
@@ -293,32 +302,19 @@ func (d *Decider) Since(mark int) []int64 { return slices.Clone(d.tape[mark:]) }
 // what it would running every body, so that a remembered output cannot put B out of step
 // with A, whichever of them remembered it.
 func (d *Decider) Apply(span []int64) bool {
-	if d.replay == nil {
-		for i := 0; i < len(span); {
-			id, n := int(span[i]), int(span[i+1])
-			d.decideInts(id, span[i+2:i+2+n]...)
-			i += 2 + n
-		}
+	if !d.started {
+		return true // no check: nothing is recorded
+	}
+	if !d.replaying {
+		d.log = append(d.log, span...)
 		return true
 	}
-	seq, departed, tape := d.next[seqID], d.departed, len(d.tape)
-	type pos struct{ id, next int }
-	var undo []pos
-	ok := true
-	for i := 0; i < len(span) && ok; {
-		id, n := int(span[i]), int(span[i+1])
-		want := span[i+2 : i+2+n]
-		undo = append(undo, pos{id, d.next[id]})
-		ok = slices.Equal(d.decideInts(id, want...), want) && !d.departed
-		i += 2 + n
+	if d.departed || d.at+len(span) > len(d.replay) || !slices.Equal(d.replay[d.at:d.at+len(span)], span) {
+		return false
 	}
-	if !ok {
-		for j := len(undo) - 1; j >= 0; j-- {
-			d.next[undo[j].id] = undo[j].next
-		}
-		d.next[seqID], d.departed, d.tape = seq, departed, d.tape[:tape]
-	}
-	return ok
+	d.at += len(span)
+	d.used = append(d.used, span...)
+	return true
 }
 
 // UseCheck tells d the check's stand-ins: for a render with them (B's, C's) when standIns,
@@ -328,23 +324,16 @@ func (d *Decider) UseCheck(sub *Substitution, standIns bool) { d.sub, d.standIns
 // Departed reports whether the replay left A's record: a decision A did not make, one B could
 // not take as A did, or one A made that B never reached.
 func (d *Decider) Departed() bool {
-	if d.replay == nil {
-		return false
-	}
-	if d.departed {
-		return true
-	}
-	for id, vs := range d.replay {
-		if d.next[id] < len(vs) {
-			return true
-		}
-	}
-	return false
+	return d.replaying && (d.departed || d.at < len(d.replay))
 }
+
+// Strayed reports whether the replay has left A's record so far (Departed, before the end).
+func (d *Decider) Strayed() bool { return d.replaying && d.departed }
 
 // Start begins a template's render: recording when replay is nil, replaying it otherwise.
 func (d *Decider) Start(replay Decisions) {
-	d.replay, d.log, d.next, d.departed, d.tape = replay, Decisions{}, map[int]int{}, false, d.tape[:0]
+	d.started, d.replaying, d.replay, d.at, d.departed = true, replay != nil, replay, 0, false
+	d.log, d.used = nil, d.used[:0] // the log is handed out (Log): a new one for each template
 }
 
 // decide returns the decision at conditional id: the recorded one when replaying and there is
@@ -359,36 +348,27 @@ func (d *Decider) decide(id int, v any) bool {
 	return d.decideInts(id, n)[0] == 1
 }
 
-// decideInts returns the numbers decided at id: the recorded ones when replaying and there are
-// some, else vs.
+// decideInts returns the numbers decided at id: the recorded ones when replaying and A's next
+// decision is id's, of as many numbers, else vs.
 func (d *Decider) decideInts(id int, vs ...int64) []int64 {
-	got := d.decided(id, vs)
-	if d.log != nil { // started: a render with a check, recording or replaying
-		d.tape = append(d.tape, int64(id), int64(len(got)))
-		d.tape = append(d.tape, got...)
-	}
-	return got
-}
-
-func (d *Decider) decided(id int, vs []int64) []int64 {
-	if d.replay != nil {
-		if p := d.next[seqID]; p < len(d.replay[seqID]) && d.replay[seqID][p] == int64(id) {
-			d.next[seqID] = p + 1
-		} else {
-			d.departed = true
-		}
-		if n := d.next[id]; n+len(vs) <= len(d.replay[id]) {
-			d.next[id] = n + len(vs)
-			return d.replay[id][n : n+len(vs)]
-		}
-		d.departed = true
+	switch {
+	case !d.started:
+		return vs
+	case !d.replaying:
+		d.log = append(d.log, int64(id), int64(len(vs)))
+		d.log = append(d.log, vs...)
 		return vs
 	}
-	if d.log != nil {
-		d.log[id] = append(d.log[id], vs...)
-		d.log[seqID] = append(d.log[seqID], int64(id))
+	got := vs
+	if at := d.at; !d.departed && at+2+len(vs) <= len(d.replay) && d.replay[at] == int64(id) && d.replay[at+1] == int64(len(vs)) {
+		d.at = at + 2 + len(vs)
+		got = d.replay[at+2 : d.at]
+	} else {
+		d.departed = true
 	}
-	return vs
+	d.used = append(d.used, int64(id), int64(len(got)))
+	d.used = append(d.used, got...)
+	return got
 }
 
 // LoopFuncs binds the loops whose counts are decisions to d, over the execution's bounded
@@ -411,8 +391,8 @@ func (d *Decider) LoopFuncs(bounded template.FuncMap) template.FuncMap {
 // ones.
 func (d *Decider) SplitFuncs(bounded template.FuncMap) template.FuncMap {
 	f := template.FuncMap{}
-	for name, content := range splitting {
-		f[splitPrefix+name] = d.countedSplit(bounded[name], content)
+	for name := range splitting {
+		f[splitPrefix+name] = d.countedSplit(bounded[name])
 	}
 	return f
 }
@@ -430,10 +410,11 @@ func (d *Decider) SplitFuncs(bounded template.FuncMap) template.FuncMap {
 // a tenant's list, and only through A's record: B's output stays a function of its input and
 // A's decisions, which the check's memory keys it by.
 //
-// Where B's arguments hold no stand-in (platform text, or tenant text transformed past them,
-// `upper`), B keeps its own parts, cut or padded to A's count (resize), and the comparison
-// decides.
-func (d *Decider) countedSplit(fn any, content int) any {
+// Where B's arguments hold no stand-in and B cuts as many parts as A (platform text, or
+// tenant text transformed past its stand-ins, `upper`, that splits alike), B keeps its own
+// parts, and the comparison decides. Where B cuts another number, the text is not A's: B
+// takes stand-ins for A's parts as well.
+func (d *Decider) countedSplit(fn any) any {
 	v := reflect.ValueOf(fn)
 	t := v.Type()
 	in := []reflect.Type{reflect.TypeFor[int]()}
@@ -446,7 +427,7 @@ func (d *Decider) countedSplit(fn any, content int) any {
 	}
 	return reflect.MakeFunc(reflect.FuncOf(in, out, false), func(args []reflect.Value) []reflect.Value {
 		res := v.Call(args[1:])
-		if (len(res) == 2 && !res[1].IsNil()) || d.log == nil || d.sub == nil {
+		if (len(res) == 2 && !res[1].IsNil()) || !d.started || d.sub == nil {
 			return res // failed, or a render without a check
 		}
 		id := int(args[0].Int())
@@ -462,9 +443,8 @@ func (d *Decider) countedSplit(fn any, content int) any {
 		if !d.standIns {
 			return res
 		}
-		if !d.holdsStandIn(args[1:]) {
-			res[0] = resize(res[0], n, args[1+content])
-			return res
+		if len(parts) == len(ids) && !d.holdsStandIn(args[1:]) {
+			return res // as many parts as A's, from text with no stand-in: B's own
 		}
 		standIns := make([]string, len(ids))
 		for i, pid := range ids {
@@ -515,42 +495,6 @@ func withParts(t reflect.Type, parts []string) reflect.Value {
 		m["_"+strconv.Itoa(i)] = p
 	}
 	return reflect.ValueOf(m)
-}
-
-// resize cuts parts (a list of strings, or a map of "_0", "_1"… to strings) to n, or pads it
-// to n with copies of its last part, or of whole where it has none.
-func resize(parts reflect.Value, n int, whole reflect.Value) reflect.Value {
-	have := parts.Len()
-	if n == have || n < 0 {
-		return parts
-	}
-	if parts.Kind() == reflect.Slice {
-		if n < have {
-			return parts.Slice(0, n)
-		}
-		pad := whole
-		if have > 0 {
-			pad = parts.Index(have - 1)
-		}
-		out := reflect.MakeSlice(parts.Type(), n, n)
-		reflect.Copy(out, parts)
-		for i := have; i < n; i++ {
-			out.Index(i).Set(pad)
-		}
-		return out
-	}
-	m := parts.Interface().(map[string]string)
-	out := make(map[string]string, n)
-	pad := whole.String()
-	for i := range n {
-		k := "_" + strconv.Itoa(i)
-		if p, ok := m[k]; ok {
-			out[k], pad = p, p
-		} else {
-			out[k] = pad
-		}
-	}
-	return reflect.ValueOf(out)
 }
 
 // CallFuncs binds the numbered include and tpl to d, over the execution's own, and the notes
@@ -609,4 +553,9 @@ func (d *Decider) Funcs() template.FuncMap {
 }
 
 // Log is what the current template decided so far (recorded since Start with no replay).
-func (d *Decider) Log() Decisions { return d.log }
+func (d *Decider) Log() Decisions {
+	if d.log == nil {
+		return Decisions{} // not nil: a replay of it is a replay
+	}
+	return d.log
+}

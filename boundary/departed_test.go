@@ -39,7 +39,7 @@ func TestDeparted(t *testing.T) {
 	}
 	// with on an empty value that is not a bool, where A's was true: B cannot take A's
 	// decision.
-	d.Start(Decisions{1: {1}, seqID: {1}})
+	d.Start(Decisions{1, 1, 1})
 	d.Funcs()[decideWith].(func(int, any) any)(1, "")
 	if !d.Departed() {
 		t.Error("with on an empty string where A took the body: not departed")

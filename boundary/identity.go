@@ -355,7 +355,7 @@ func (m *identityCheck) mapping(a, b yamlv2.MapSlice) bool {
 	}
 	pairedA := make([]int, len(b)) // B's pair j goes with A's pairedA[j]; -1: left over
 	used := make([]bool, len(a))
-	names := make(map[any]bool, len(b)) // B's keys, restored
+	names := make(map[string]bool, len(b)) // B's keys, restored, as JSON keys
 	var leftA, leftB []int
 	for j, p := range b {
 		pairedA[j] = -1
@@ -364,11 +364,13 @@ func (m *identityCheck) mapping(a, b yamlv2.MapSlice) bool {
 			k, _ = m.sub.Restore(s)
 		}
 		if !collection(k) {
-			// Two keys of B that restore to one name are one key in A (see jnode).
-			if names[k] {
+			// Two keys of B that restore to one name are one key in A (see jnode), by the
+			// name the object gets: the template's 80 and a tenant's "80" are one.
+			name := yamltext.JSONKey(k)
+			if names[name] {
 				return false
 			}
-			names[k] = true
+			names[name] = true
 		}
 		if i, ok := at[k]; ok && !used[i] {
 			pairedA[j], used[i] = i, true

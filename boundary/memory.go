@@ -3,8 +3,6 @@ package boundary
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"maps"
-	"slices"
 	"sync/atomic"
 
 	"gantry.dev/gantry/internal/lru"
@@ -116,21 +114,9 @@ func chainKey(prev lru.Key, t Template, log Decisions) lru.Key {
 	w.buf = append(w.buf, prev[:]...)
 	w.Str('t', t.Name())
 	w.Tag('d', len(log))
-	for _, id := range sortedIDs(log) {
-		w.Tag('#', id)
-		w.Tag('l', len(log[id]))
-		for _, d := range log[id] {
-			w.buf = binary.LittleEndian.AppendUint64(w.buf, uint64(d))
-		}
+	for _, d := range log {
+		w.buf = binary.LittleEndian.AppendUint64(w.buf, uint64(d))
 	}
 	return sha256.Sum256(w.buf)
 }
 
-func sortedIDs(log Decisions) []int {
-	if len(log) == 1 {
-		for id := range log {
-			return []int{id}
-		}
-	}
-	return slices.Sorted(maps.Keys(log))
-}

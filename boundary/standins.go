@@ -580,6 +580,29 @@ func (s *Substitution) Restore(text string) (restored string, inertOnly bool) {
 	return b.String(), inertOnly
 }
 
+// Mask replaces every placeholder of B in text by "<stand-in>": a message about a render
+// with stand-ins says where one stood without showing Gantry's words for it, or the tenant's
+// text, which did not fail.
+func (s *Substitution) Mask(text string) string {
+	p := placeholderScan{s: s, text: text, numAt: -1}
+	var b strings.Builder
+	last := 0
+	for {
+		at, n, _, _, ok := p.next(last)
+		if !ok {
+			break
+		}
+		b.WriteString(text[last:at])
+		b.WriteString("<stand-in>")
+		last = at + n
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
 // RestoresTo reports whether text with every placeholder replaced by its original is want,
 // each original interchangeable: restore(text) == want with inertOnly, compared as it goes,
 // without building the restored text (a copy of every template's output, for the common case).

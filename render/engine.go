@@ -625,14 +625,16 @@ func (x *execution) include(name string, data any) (string, error) {
 	if !memoOff {
 		key, root, remember = x.memoKey(name, data)
 	}
+	// The depth is checked first: a remembered output must not let an include through that
+	// running it would refuse.
+	if x.depth >= maxIncludeDepth {
+		return "", &depthError{fmt.Sprintf("include %q: nested more than %d deep (does it include itself?)", name, maxIncludeDepth)}
+	}
 	if e, ok := x.memo[key]; ok && remember && x.d.Apply(e.decided) {
 		memoHits.Add(1)
 		return e.out, nil
 	}
 	mutations, calls, mark, code := x.mutations, x.mutatingCalls, x.d.Mark(), len(x.code)
-	if x.depth >= maxIncludeDepth {
-		return "", &depthError{fmt.Sprintf("include %q: nested more than %d deep (does it include itself?)", name, maxIncludeDepth)}
-	}
 	x.depth++
 	defer func() { x.depth-- }()
 	buf := budgetWriter{budget: &x.budget}
@@ -643,7 +645,11 @@ func (x *execution) include(name string, data any) (string, error) {
 	// own business; a dict argument may be the caller's, and a change to it must happen again
 	// at the next call: such an include is not remembered.
 	// A body that ran tpl is not remembered: the check compares the code tpl ran in A and B.
-	if remember && x.mutations == mutations && (root || x.mutatingCalls == calls) && len(x.code) == code {
+	// Nor one of a replay that has departed from A's record: its decisions no longer say
+	// what the body did (a with B could not take as A did runs the other branch), and a
+	// later template would take its output as A's (a review's case: a template B renders
+	// only to catch up, which no comparison looks at).
+	if remember && x.mutations == mutations && (root || x.mutatingCalls == calls) && len(x.code) == code && !x.d.Strayed() {
 		if x.memo == nil {
 			x.memo = map[string]memoEntry{}
 		}
