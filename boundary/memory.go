@@ -119,4 +119,3 @@ func chainKey(prev lru.Key, t Template, log Decisions) lru.Key {
 	}
 	return sha256.Sum256(w.buf)
 }
-
