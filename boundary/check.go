@@ -266,12 +266,18 @@ func cmpErr(errs ...error) error {
 // compared already), but what they leave behind (remembered include outputs, values changed
 // in place) is what t's render in A saw. Every template replays A's decisions.
 func (s *Check) replay(y Run, caughtUp *int, t Template) Rendered {
+	strayed := false
 	for ; *caughtUp < len(s.order) && s.order[*caughtUp] != t; *caughtUp++ {
 		r := s.order[*caughtUp]
-		y.Render(r, s.logs[r])
+		strayed = y.Render(r, s.logs[r]).OutOfStep || strayed
 	}
 	*caughtUp++ // t itself
-	return y.Render(t, s.logs[t])
+	out := y.Render(t, s.logs[t])
+	// A template rendered only to catch up that left A's decisions may have changed what t
+	// reads (a set on .Values in the other branch of a with): t's render is no more in step
+	// than it (a review's case).
+	out.OutOfStep = out.OutOfStep || strayed
+	return out
 }
 
 // identicalWith reports whether A's output is B's exactly, but for what depends on tenant
@@ -306,11 +312,14 @@ func (s *Check) rerunWith(sub *Substitution, guard *TplGuard, t Template, logs m
 		return Rendered{Err: err}, nil
 	}
 	var last Rendered
+	strayed := false // as in replay
 	for _, r := range s.order {
 		last = y.Render(r, logs[r])
 		if r == t {
+			last.OutOfStep = last.OutOfStep || strayed
 			return last, y
 		}
+		strayed = strayed || last.OutOfStep
 	}
 	return Rendered{Err: fmt.Errorf("template %s was not rendered", t.Name()), TimeUp: last.TimeUp}, y
 }

@@ -382,11 +382,21 @@ func (s *Substitution) Str(v string) string {
 	return v
 }
 
-// PartID is the number of a part a split of A cut, in the check's table of parts, which the
-// renders with stand-ins share; -1 once maxParts are held.
+// PartID is what A records of a part its split cut, for B to stand in for it (PartStandIn):
+// the tenant string it equals (2i+1 for the i-th), the empty string (-2), or its number in
+// the check's table of parts, which the renders with stand-ins share (2j); -1 once maxParts
+// are held. Which of them a part is belongs in the record: B's output, which the check's
+// memory keys by B's input and A's decisions, depends on it (a part equal to another tenant
+// string shares its placeholder; a review's case).
 func (s *Substitution) PartID(text string) int64 {
+	if text == "" {
+		return -2
+	}
+	if i, ok := s.index[text]; ok {
+		return 2*int64(i) + 1
+	}
 	if j, ok := s.parts.index[text]; ok {
-		return int64(j)
+		return 2 * int64(j)
 	}
 	if len(s.parts.texts) >= maxParts {
 		return -1
@@ -397,23 +407,30 @@ func (s *Substitution) PartID(text string) int64 {
 	j := len(s.parts.texts)
 	s.parts.index[text] = j
 	s.parts.texts = append(s.parts.texts, text)
-	return int64(j)
+	return 2 * int64(j)
 }
 
-// PartStandIn is the stand-in for A's part number id: the placeholder of the tenant string it
-// equals, or a part placeholder. ok is false for a number the table does not hold.
-func (s *Substitution) PartStandIn(id int64) (standIn string, ok bool) {
-	if id < 0 || id >= int64(len(s.parts.texts)) {
+// PartStandIn is the stand-in for what A recorded of a part (PartID): the placeholder of the
+// tenant string it equals (or that string, where s leaves it: the search for a culprit), a
+// part placeholder, or the empty string. ok is false for a record s cannot stand in for.
+func (s *Substitution) PartStandIn(v int64) (standIn string, ok bool) {
+	switch {
+	case v == -2:
+		return "", true // as NewSubstitution leaves an empty tenant string
+	case v < 0:
+		return "", false
+	case v%2 == 1:
+		i := int((v - 1) / 2)
+		if i >= len(s.originals) {
+			return "", false
+		}
+		return s.Str(s.originals[i]), true
+	}
+	j := v / 2
+	if j >= int64(len(s.parts.texts)) {
 		return "", false
 	}
-	text := s.parts.texts[id]
-	if text == "" {
-		return "", true // as NewSubstitution leaves an empty tenant string
-	}
-	if i, ok := s.index[text]; ok && i < s.limit {
-		return s.placeholder(i), true
-	}
-	n := strconv.FormatInt(id, 10)
+	n := strconv.FormatInt(j, 10)
 	return s.ppfx + strings.Repeat("0", partWidth-len(n)) + n + s.sfx, true
 }
 

@@ -43,6 +43,13 @@ func wordsOf(words map[string]bool) func(parse.Node) {
 			if n.Text != "" && yamltext.ReadsAsString(n.Text) {
 				words[n.Text] = true
 			}
+			// A constant that is template code, for tpl (`tpl "{{ .Values.name }}" .`):
+			// the names it spells are the template's too.
+			if strings.Contains(n.Text, "{{") {
+				if tree := parseText(n.Text); tree != nil {
+					tmplwalk.Inspect(tree.Root, wordsOf(words))
+				}
+			}
 		case *parse.TemplateNode:
 			words[n.Name] = true
 		}
@@ -94,12 +101,9 @@ func PlatformTemplateWords(base map[string]bool, values map[string]any, tainted 
 		if tenant[text] {
 			continue // the tenant's: its names are no reason to keep anything
 		}
-		tree := parse.New("platform")
-		tree.Mode = parse.SkipFuncCheck
-		if _, err := tree.Parse(text, "", "", map[string]*parse.Tree{}); err != nil || tree.Root == nil {
-			continue
+		if tree := parseText(text); tree != nil {
+			tmplwalk.Inspect(tree.Root, wordsOf(words))
 		}
-		tmplwalk.Inspect(tree.Root, wordsOf(words))
 	}
 	keepable(words)
 	if len(words) == 0 {
@@ -107,4 +111,14 @@ func PlatformTemplateWords(base map[string]bool, values map[string]any, tainted 
 	}
 	maps.Copy(words, base)
 	return words
+}
+
+// parseText parses a template text whose functions are not known here, or returns nil.
+func parseText(text string) *parse.Tree {
+	tree := parse.New("text")
+	tree.Mode = parse.SkipFuncCheck
+	if _, err := tree.Parse(text, "", "", map[string]*parse.Tree{}); err != nil || tree.Root == nil {
+		return nil
+	}
+	return tree
 }

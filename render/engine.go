@@ -1014,6 +1014,10 @@ func (x *execution) newTrees(t *template.Template) []*parse.Tree {
 			out = append(out, n.Tree)
 		}
 	}
+	// In the order of their names, not the set's map order: the decisions of a tpl text's
+	// trees are numbered in this order, the same in every render of the text (a text that
+	// defines a template was numbered one way in A and another in B, and refused at random).
+	slices.SortFunc(out, func(a, b *parse.Tree) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
