@@ -31,6 +31,7 @@ const (
 	templateAt    = "gantryTemplate"
 	tplAt         = "gantryTpl"
 	iterAt        = "gantryIteration"
+	rangeAt       = "gantryRange"
 )
 
 // Rewritten are the functions RewriteDecisions renames, by the name the blueprint wrote: an
@@ -71,6 +72,7 @@ func DecisionFuncs() template.FuncMap {
 		includeAt:     func(_ int, _ string, _ any) (string, error) { return "", errors.New("include outside a render") },
 		templateAt:    func(int) string { return "" },
 		iterAt:        func(int) string { return "" },
+		rangeAt:       func(_ int, v any) any { return v },
 		tplAt:         func(_ int, _ string, _ any) (string, error) { return "", errors.New("tpl outside a render") },
 	}
 	for name := range splitting {
@@ -167,6 +169,14 @@ func rewriteTree(tree *parse.Tree, next func() int) {
 			if n.List != nil {
 				n.List.Nodes = append([]parse.Node{siteAction(iterAt, n.Pos, n.Line)}, n.List.Nodes...)
 			}
+			// A range over an integer (`range $i := int .Values.n`) counts as until does:
+			// `range PIPE` becomes `range PIPE | gantryRange N`, which records an integer and
+			// passes anything else on as it is.
+			if p := n.Pipe; p != nil && len(p.Cmds) > 0 {
+				p.Cmds = append(p.Cmds, &parse.CommandNode{NodeType: parse.NodeCommand, Pos: p.Pos, Args: []parse.Node{
+					parse.NewIdentifier(rangeAt).SetTree(tree).SetPos(p.Pos), number(p.Pos),
+				}})
+			}
 		}
 	}
 	siteAction = func(fn string, pos parse.Pos, line int) *parse.ActionNode {
@@ -206,8 +216,8 @@ var (
 	renamedCall = regexp.MustCompile(`\b(` + strings.Join(longestFirst(slices.Collect(maps.Keys(Rewritten))), "|") + `)(?: -?\d+\b)?`)
 	// argCount is text/template's message for a call with too few or too many arguments.
 	argCount = regexp.MustCompile(`wrong number of args for (\w+): want (\d+) got (\d+)`)
-	// decisionSuffix is what RewriteDecisions appends to an if or with pipeline.
-	decisionSuffix = regexp.MustCompile(` \| (?:` + decideIf + `|` + decideWith + `) -?\d+`)
+	// decisionSuffix is what RewriteDecisions appends to an if, with or range pipeline.
+	decisionSuffix = regexp.MustCompile(` \| (?:` + decideIf + `|` + decideWith + `|` + rangeAt + `) -?\d+`)
 )
 
 // longestFirst sorts names so that none comes after a name it starts with (a regexp's
@@ -516,6 +526,14 @@ func (d *Decider) CallFuncs(include, tpl func(string, any) (string, error)) temp
 		},
 		templateAt: note,
 		iterAt:     note,
+		rangeAt: func(id int, v any) any {
+			rv := reflect.ValueOf(v)
+			switch rv.Kind() {
+			case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+				return reflect.ValueOf(d.decideInts(id, rv.Int())[0]).Convert(rv.Type()).Interface()
+			}
+			return v
+		},
 	}
 }
 
