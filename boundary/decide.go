@@ -32,12 +32,15 @@ const (
 	tplAt         = "gantryTpl"
 	iterAt        = "gantryIteration"
 	rangeAt       = "gantryRange"
+	setAt         = "gantrySet"
+	unsetAt       = "gantryUnset"
 )
 
 // Rewritten are the functions RewriteDecisions renames, by the name the blueprint wrote: an
 // error message says the blueprint's name (see render's plainChecks).
 var Rewritten = func() map[string]string {
-	m := map[string]string{decideTernary: "ternary", loopUntil: "until", loopUntilStep: "untilStep", includeAt: "include", tplAt: "tpl"}
+	m := map[string]string{decideTernary: "ternary", loopUntil: "until", loopUntilStep: "untilStep", includeAt: "include", tplAt: "tpl",
+		setAt: "set", unsetAt: "unset"}
 	for name := range splitting {
 		m[splitPrefix+name] = name
 	}
@@ -73,6 +76,8 @@ func DecisionFuncs() template.FuncMap {
 		templateAt:    func(int) string { return "" },
 		iterAt:        func(int) string { return "" },
 		rangeAt:       func(_ int, v any) any { return v },
+		setAt:         func(_ int, d map[string]any, _ string, _ any) map[string]any { return d },
+		unsetAt:       func(_ int, d map[string]any, _ string) map[string]any { return d },
 		tplAt:         func(_ int, _ string, _ any) (string, error) { return "", errors.New("tpl outside a render") },
 	}
 	for name := range splitting {
@@ -533,6 +538,35 @@ func (d *Decider) CallFuncs(include, tpl func(string, any) (string, error)) temp
 				return reflect.ValueOf(d.decideInts(id, rv.Int())[0]).Convert(rv.Type()).Interface()
 			}
 			return v
+		},
+	}
+}
+
+// KeyFuncs binds the numbered set and unset to d, over the execution's own: whether the key
+// was there is a decision. A tenant string equal to a key the map already holds (the
+// template's "metrics") is one key in A and, as a stand-in, a key of its own in B; a value the
+// tenant injected elsewhere could even the count (a review's case). B, finding the key where A
+// did not or the other way round, cannot follow A, and departs.
+func (d *Decider) KeyFuncs(mutating template.FuncMap) template.FuncMap {
+	set := mutating["set"].(func(map[string]any, string, any) map[string]any)
+	unset := mutating["unset"].(func(map[string]any, string) map[string]any)
+	had := func(id int, m map[string]any, k string) {
+		var n int64
+		if _, ok := m[k]; ok {
+			n = 1
+		}
+		if d.decideInts(id, n)[0] != n {
+			d.departed = true
+		}
+	}
+	return template.FuncMap{
+		setAt: func(id int, m map[string]any, k string, v any) map[string]any {
+			had(id, m, k)
+			return set(m, k, v)
+		},
+		unsetAt: func(id int, m map[string]any, k string) map[string]any {
+			had(id, m, k)
+			return unset(m, k)
 		},
 	}
 }

@@ -480,7 +480,9 @@ func (b *Blueprint) newExecution(in *Input, sub *boundary.Substitution) (*execut
 		}
 		x = &execution{b: b, t: t}
 		t.Funcs(template.FuncMap{"include": x.include, "tpl": x.tpl})
-		t.Funcs(x.mutating())
+		mutating := x.mutating()
+		t.Funcs(mutating)
+		t.Funcs(x.d.KeyFuncs(mutating))
 		bounded := x.bounded()
 		t.Funcs(bounded)
 		t.Funcs(x.d.Funcs())

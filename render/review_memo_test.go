@@ -11,10 +11,9 @@ import (
 
 // A second adversarial review (a helper session, 2026-11-27), of the include memo with its
 // decisions, the splits' parts by number and the distinct-keys rule (docs/security.md, 8.8).
-// Each test failed when found, but those marked as known gaps: a tenant string equal to a
-// platform constant collides with it in A's maps and not in B's, and a collision that reaches
-// the output other than as map keys, or after a transform, is not seen; they are skipped while
-// accepted, and fail once refused, to be made regression tests then.
+// Each test failed when found. A tenant string equal to a platform constant collides with it
+// in A's maps and not in B's: the forms where the keys reach the output as list items, or
+// after a transform, passed until set and unset recorded whether the key was there.
 
 // rv2Render renders the given templates (one ConfigMap each) as the tenant's (tenant true) or
 // the platform's; it returns the data of every object by template order, and the error.
@@ -87,7 +86,7 @@ func TestReview2FlagsJoinListItems(t *testing.T) {
 	values := map[string]any{"enable": "metrics,x\n  - admin"}
 	got := renderPlatform(t, "", cm, values)
 	t.Logf("platform: %v", got)
-	knownCollisionGap(t, cm, values)
+	refusesCollision(t, cm, values)
 }
 
 // Harmless idioms over splits and includes.
@@ -204,7 +203,7 @@ func TestReview2CollisionAfterUpper(t *testing.T) {
 	values := map[string]any{"enable": "metrics,zz: \"1\"\n  admin"}
 	got := renderPlatform(t, "", cm, values)
 	t.Logf("platform: %v", got)
-	knownCollisionGap(t, cm, values)
+	refusesCollision(t, cm, values)
 }
 
 // TestReview2CollisionAfterUpper without a split: two tenant strings (does it predate splits?).
@@ -216,7 +215,7 @@ func TestReview2CollisionAfterUpperNoSplit(t *testing.T) {
 	values := map[string]any{"a": "metrics", "b": "zz: \"1\"\n  admin"}
 	got := renderPlatform(t, "", cm, values)
 	t.Logf("platform: %v", got)
-	knownCollisionGap(t, cm, values)
+	refusesCollision(t, cm, values)
 }
 
 // TestReview2FlagsJoinListItems without a split: a tenant list (does it predate splits?).
@@ -228,21 +227,17 @@ func TestReview2FlagsJoinListItemsNoSplit(t *testing.T) {
 	values := map[string]any{"a": "metrics", "b": "x\n  - admin"}
 	got := renderPlatform(t, "", cm, values)
 	t.Logf("platform: %v", got)
-	knownCollisionGap(t, cm, values)
+	refusesCollision(t, cm, values)
 }
 
-// knownCollisionGap: the attack is accepted today (docs/security.md, 8.8, "What is still
-// open"); the test is skipped while it is, and fails once it is refused.
-func knownCollisionGap(t *testing.T, cm string, values map[string]any) {
+// refusesCollision: the attack adds a field or item when unchecked, and is refused. Accepted
+// until set and unset recorded whether the key was there (boundary KeyFuncs).
+func refusesCollision(t *testing.T, cm string, values map[string]any) {
 	t.Helper()
 	if got := renderPlatform(t, "", cm, values); !rvHasAdmin(got) && !rvListHasAdmin(got) {
 		t.Fatalf("the attack adds nothing even unchecked: %v", got)
 	}
-	data, err := renderData(t, "", cm, values)
-	if err != nil {
-		t.Fatalf("refused now (%v): the gap is closed; make this a regression test", err)
-	}
-	t.Skipf("known gap: a tenant string equal to a platform key collides in A only; accepted: %v", data)
+	mustRefuse(t, "", cm, values)
 }
 
 func rvListHasAdmin(d map[string]any) bool {
