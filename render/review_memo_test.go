@@ -230,8 +230,8 @@ func TestReview2FlagsJoinListItemsNoSplit(t *testing.T) {
 	refusesCollision(t, cm, values)
 }
 
-// refusesCollision: the attack adds a field or item when unchecked, and is refused. Accepted
-// until set and unset recorded whether the key was there (boundary KeyFuncs).
+// refusesCollision: the attack (a tenant string equal to a platform map key, and an injected
+// key or item that evens the count) adds a field or item when unchecked, and is refused.
 func refusesCollision(t *testing.T, cm string, values map[string]any) {
 	t.Helper()
 	if got := renderPlatform(t, "", cm, values); !rvHasAdmin(got) && !rvListHasAdmin(got) {
