@@ -44,6 +44,9 @@ var Rewritten = func() map[string]string {
 	for name := range splitting {
 		m[splitPrefix+name] = name
 	}
+	for name := range comparing {
+		m[comparePrefix+name] = name
+	}
 	return m
 }()
 
@@ -82,6 +85,9 @@ func DecisionFuncs() template.FuncMap {
 	}
 	for name := range splitting {
 		f[splitPrefix+name] = func(int, ...any) any { return nil }
+	}
+	for name := range comparing {
+		f[comparePrefix+name] = func(int, ...any) any { return nil }
 	}
 	return f
 }
@@ -550,23 +556,33 @@ func (d *Decider) CallFuncs(include, tpl func(string, any) (string, error)) temp
 func (d *Decider) KeyFuncs(mutating template.FuncMap) template.FuncMap {
 	set := mutating["set"].(func(map[string]any, string, any) map[string]any)
 	unset := mutating["unset"].(func(map[string]any, string) map[string]any)
-	had := func(id int, m map[string]any, k string) {
+	// had decides whether m has k, and returns the key to set: in B, where A had the key and
+	// B's is a stand-in for it, the key of B's map that is A's once stand-ins are put back
+	// (a tenant's "metrics" set into the template's flags: one key in both).
+	had := func(id int, m map[string]any, k string) string {
 		var n int64
 		if _, ok := m[k]; ok {
 			n = 1
 		}
-		if d.decideInts(id, n)[0] != n {
+		want := d.decideInts(id, n)[0]
+		switch {
+		case want == n:
+		case want == 1 && d.standIns && d.sub != nil:
+			if key, ok := d.sub.sameKey(m, k); ok {
+				return key
+			}
+			d.departed = true
+		default:
 			d.departed = true
 		}
+		return k
 	}
 	return template.FuncMap{
 		setAt: func(id int, m map[string]any, k string, v any) map[string]any {
-			had(id, m, k)
-			return set(m, k, v)
+			return set(m, had(id, m, k), v)
 		},
 		unsetAt: func(id int, m map[string]any, k string) map[string]any {
-			had(id, m, k)
-			return unset(m, k)
+			return unset(m, had(id, m, k))
 		},
 	}
 }

@@ -489,6 +489,16 @@ func (b *Blueprint) newExecution(in *Input, sub *boundary.Substitution) (*execut
 		t.Funcs(x.d.LoopFuncs(bounded))
 		t.Funcs(x.d.CallFuncs(x.include, x.tpl))
 		t.Funcs(x.d.SplitFuncs(bounded))
+		base := baseFuncs()
+		t.Funcs(x.d.CompareFuncs(func(name string) any {
+			if fn, ok := mutating[name]; ok {
+				return fn
+			}
+			if fn, ok := bounded[name]; ok {
+				return fn
+			}
+			return base[name]
+		}))
 		if b.strict != nil {
 			if x.strict, err = b.strict.Clone(); err != nil {
 				return nil, fmt.Errorf("blueprint %s: %w", b.Name, err)

@@ -2,7 +2,6 @@ package render_test
 
 import (
 	"regexp"
-	"strings"
 	"testing"
 
 	"gantry.dev/gantry/boundary"
@@ -130,14 +129,8 @@ team: {{ .Values.team | quote }}
 			map[string]any{"groups": "a:x,y;b:z"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if strings.HasPrefix(c.name, "without a platform word") {
-				// A known false refusal, older than this review: `without` drops the tenant's
-				// "none" in A, not its stand-in in B, and the loop runs once more in B.
-				if _, err := renderData(t, c.helpers, rvHead+c.body, c.values); err != nil {
-					t.Skipf("known false refusal: %v", err)
-				}
-				t.Fatal("accepted now: make this case a regression test")
-			}
+			// "without a platform word" was refused until without's drops became decisions
+			// (boundary/compare.go): A dropped the tenant's "none", B kept its stand-in.
 			rvMustAccept(t, c.helpers, rvHead+c.body, c.values)
 		})
 	}
