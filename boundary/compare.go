@@ -26,6 +26,7 @@ import (
 var comparing = map[string]bool{
 	"dict": true, "uniq": true, "mustUniq": true, "without": true, "mustWithout": true,
 	"has": true, "mustHas": true, "omit": true, "pick": true, "get": true, "hasKey": true,
+	"compact": true, "mustCompact": true, "dig": true, "pluck": true,
 	"merge": true, "mergeOverwrite": true, "mustMerge": true, "mustMergeOverwrite": true,
 }
 
@@ -49,6 +50,7 @@ func (d *Decider) CompareFuncs(fn func(name string) any) template.FuncMap {
 	for name := range comparing {
 		f[comparePrefix+name] = d.compared(name, fn(name))
 	}
+	f[keyAt], f[holdAt] = d.Key, d.Hold
 	return f
 }
 
@@ -118,7 +120,7 @@ func (d *Decider) compared(name string, fn any) any {
 			return res
 		}
 		switch name {
-		case "uniq", "mustUniq", "without", "mustWithout":
+		case "uniq", "mustUniq", "without", "mustWithout", "compact", "mustCompact":
 			res[0] = d.dropped(id, args[0], res[0])
 		case "has", "mustHas":
 			res[0] = reflect.ValueOf(d.taken(id, truth(res[0].Bool())) != nil)
@@ -128,6 +130,10 @@ func (d *Decider) compared(name string, fn any) any {
 			res[0] = d.dict(id, args[0], res[0])
 		case "get":
 			res[0] = d.get(id, args[0].Interface().(map[string]any), args[1].String(), res[0])
+		case "dig":
+			res[0] = d.dig(id, args[0].Interface().([]any), res[0])
+		case "pluck":
+			res[0] = d.pluck(id, args[0].String(), args[1].Interface().([]map[string]any), res[0])
 		case "omit", "pick":
 			res[0] = d.picked(id, name == "pick", args[0].Interface().(map[string]any), args[1].Interface().([]string), res[0])
 		}
@@ -297,6 +303,114 @@ func (d *Decider) get(id int, m map[string]any, k string, res reflect.Value) ref
 		v = m[key]
 	}
 	return reflect.ValueOf(&v).Elem()
+}
+
+// dig: A records that it found the whole path of keys; B takes the value under its keys that
+// are A's, or the default where A found nothing (sprig's dig: keys…, default, map).
+func (d *Decider) dig(id int, ps []any, res reflect.Value) reflect.Value {
+	if !d.following() {
+		var found bool
+		if m, ok := ps[len(ps)-1].(map[string]any); ok {
+			found = true
+			for i, k := range ps[:len(ps)-2] {
+				ks, _ := k.(string)
+				v, ok := m[ks]
+				if !ok {
+					found = false
+					break
+				}
+				if i < len(ps)-3 {
+					m, _ = v.(map[string]any)
+				}
+			}
+		}
+		d.taken(id, truth(found))
+		return res
+	}
+	v := ps[len(ps)-2]
+	if d.taken(id, nil) != nil {
+		m, _ := ps[len(ps)-1].(map[string]any)
+		for i, k := range ps[:len(ps)-2] {
+			ks, _ := k.(string)
+			key, ok := d.sub.sameKey(m, ks)
+			if !ok {
+				d.departed = true
+				return res
+			}
+			v = m[key]
+			if i < len(ps)-3 {
+				m, _ = v.(map[string]any)
+			}
+		}
+	}
+	return reflect.ValueOf(&v).Elem()
+}
+
+// pluck: A records which maps held the key; B takes the value of its key that is A's from
+// each of them.
+func (d *Decider) pluck(id int, k string, ms []map[string]any, res reflect.Value) reflect.Value {
+	if !d.following() {
+		var found []int64
+		for i, m := range ms {
+			if _, ok := m[k]; ok {
+				found = append(found, int64(i))
+			}
+		}
+		d.taken(id, found)
+		return res
+	}
+	found := d.taken(id, nil)
+	out := make([]any, 0, len(found))
+	for _, i := range found {
+		if i < 0 || i >= int64(len(ms)) {
+			d.departed = true
+			return res
+		}
+		key, ok := d.sub.sameKey(ms[i], k)
+		if !ok {
+			d.departed = true
+			return res
+		}
+		out = append(out, ms[i][key])
+	}
+	return reflect.ValueOf(out)
+}
+
+// Hold is gantryHold: it keeps what the builtin index is given, for Key.
+func (d *Decider) Hold(m any) any {
+	d.held = append(d.held, m)
+	return m
+}
+
+// Key is the key the builtin index looks up (`index .Values.sizes .Values.size` becomes
+// `index (gantryHold .Values.sizes) (gantryKey N .Values.size)`): A records that the map has
+// it; B looks up its key that is A's, or, where A found nothing, a key the map cannot have.
+func (d *Decider) Key(id int, k any) any {
+	var m any
+	if n := len(d.held); n > 0 {
+		m, d.held = d.held[n-1], d.held[:n-1]
+	}
+	mm, isMap := m.(map[string]any)
+	ks, isString := k.(string)
+	if !isMap || !isString || !d.started || d.sub == nil {
+		return k
+	}
+	if !d.following() {
+		_, ok := mm[ks]
+		d.taken(id, truth(ok))
+		return k
+	}
+	if d.taken(id, nil) == nil {
+		for _, ok := mm[ks]; ok; _, ok = mm[ks] {
+			ks += "\x00" // not A's key: index finds nothing, as A's did
+		}
+		return ks
+	}
+	key, ok := d.sub.sameKey(mm, ks)
+	if !ok {
+		d.departed = true
+	}
+	return key
 }
 
 // picked is omit's or pick's result: A records which of the keys it was given the map held;

@@ -34,6 +34,8 @@ const (
 	rangeAt       = "gantryRange"
 	setAt         = "gantrySet"
 	unsetAt       = "gantryUnset"
+	keyAt         = "gantryKey"
+	holdAt        = "gantryHold"
 )
 
 // Rewritten are the functions RewriteDecisions renames, by the name the blueprint wrote: an
@@ -82,6 +84,8 @@ func DecisionFuncs() template.FuncMap {
 		setAt:         func(_ int, d map[string]any, _ string, _ any) map[string]any { return d },
 		unsetAt:       func(_ int, d map[string]any, _ string) map[string]any { return d },
 		tplAt:         func(_ int, _ string, _ any) (string, error) { return "", errors.New("tpl outside a render") },
+		keyAt:         func(_ int, k any) any { return k },
+		holdAt:        func(m any) any { return m },
 	}
 	for name := range splitting {
 		f[splitPrefix+name] = func(int, ...any) any { return nil }
@@ -213,6 +217,18 @@ func rewriteTree(tree *parse.Tree, next func() int) {
 		if !ok || len(c.Args) == 0 {
 			return
 		}
+		// The builtin index looks a key up as get does: `index M K` becomes
+		// `index (gantryHold M) (gantryKey N K)`; text/template evaluates arguments in order,
+		// so gantryKey finds M where gantryHold left it.
+		if fn, ok := c.Args[0].(*parse.IdentifierNode); ok && fn.Ident == "index" && len(c.Args) >= 3 {
+			call := func(f string, args ...parse.Node) *parse.PipeNode {
+				pos := args[len(args)-1].Position()
+				return &parse.PipeNode{NodeType: parse.NodePipe, Pos: pos, Cmds: []*parse.CommandNode{{
+					NodeType: parse.NodeCommand, Pos: pos, Args: append([]parse.Node{parse.NewIdentifier(f).SetTree(tree).SetPos(pos)}, args...)}}}
+			}
+			c.Args[1] = call(holdAt, c.Args[1])
+			c.Args[2] = call(keyAt, number(fn.Pos), c.Args[2])
+		}
 		if fn, ok := c.Args[0].(*parse.IdentifierNode); ok && renamed[fn.Ident] != "" {
 			c.Args = append([]parse.Node{
 				parse.NewIdentifier(renamed[fn.Ident]).SetTree(tree).SetPos(fn.Pos), number(fn.Pos),
@@ -245,6 +261,7 @@ func Unrewrite(msg string) string {
 		return msg
 	}
 	msg = decisionSuffix.ReplaceAllString(msg, "")
+	msg = unwrapKeys(msg)
 	// A numbered call has one argument more than the blueprint wrote.
 	msg = argCount.ReplaceAllStringFunc(msg, func(m string) string {
 		sub := argCount.FindStringSubmatch(m)
@@ -259,6 +276,34 @@ func Unrewrite(msg string) string {
 		return Rewritten[renamedCall.FindStringSubmatch(m)[1]]
 	})
 }
+
+// unwrapKeys puts back `index M K` where a message quotes `index (gantryHold M) (gantryKey N K)`.
+func unwrapKeys(msg string) string {
+	for {
+		loc := keyCall.FindStringIndex(msg)
+		if loc == nil {
+			return msg
+		}
+		depth, end := 1, -1
+		for i := loc[1]; i < len(msg) && end < 0; i++ {
+			switch msg[i] {
+			case '(':
+				depth++
+			case ')':
+				if depth--; depth == 0 {
+					end = i
+				}
+			}
+		}
+		if end < 0 {
+			return msg
+		}
+		msg = msg[:loc[0]] + msg[loc[1]:end] + msg[end+1:]
+	}
+}
+
+// keyCall is the start of a gantryHold or gantryKey call as a message quotes it.
+var keyCall = regexp.MustCompile(`\((?:` + holdAt + `|` + keyAt + ` -?\d+) `)
 
 // renamed are the functions RewriteDecisions numbers, to the names it gives them.
 var renamed = func() map[string]string {
@@ -296,6 +341,8 @@ type Decider struct {
 	// C's): A notes the parts its splits cut, which the others stand in for (countedSplit).
 	sub      *Substitution
 	standIns bool
+	// held is what gantryHold keeps for the next gantryKey (see Key), innermost last.
+	held []any
 }
 
 // Mark is where the render's decisions are now: Since(Mark()) after a span of the render is
@@ -355,6 +402,8 @@ func (d *Decider) Strayed() bool { return d.replaying && d.departed }
 func (d *Decider) Start(replay Decisions) {
 	d.started, d.replaying, d.replay, d.at, d.departed = true, replay != nil, replay, 0, false
 	d.log, d.used = nil, d.used[:0] // the log is handed out (Log): a new one for each template
+	clear(d.held)
+	d.held = d.held[:0]
 }
 
 // decide returns the decision at conditional id: the recorded one when replaying and there is

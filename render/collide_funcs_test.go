@@ -30,6 +30,14 @@ func TestCollisionsThroughMapAndListFuncs(t *testing.T) {
 		{"keys of merge", "{{- $l := keys (merge (dict \"metrics\" \"1\") (dict .Values.a \"1\" .Values.b \"1\")) | sortAlpha }}\n" + printList, itemInject},
 		{"keys of mergeOverwrite", "{{- $l := keys (mergeOverwrite (dict \"metrics\" \"1\") (dict .Values.a \"1\" .Values.b \"1\")) | sortAlpha }}\n" + printList, itemInject},
 		{"keys of omit", "{{- $l := keys (omit (dict \"metrics\" \"1\" \"other\" \"1\" .Values.b \"1\") .Values.a) | sortAlpha }}\n" + printList, itemInject},
+		{"index then default", "{{- $m := dict \"metrics\" .Values.b }}{{ $l := default (list .Values.c .Values.d) (index $m .Values.a) }}\n" + printList,
+			map[string]any{"a": "metrics", "b": "x\n  - admin", "c": "c", "d": "d"}},
+		{"dig then default", "{{- $l := dig .Values.a (list .Values.c .Values.d) (dict \"metrics\" .Values.b) }}\n" + printList,
+			map[string]any{"a": "metrics", "b": "x\n  - admin", "c": "c", "d": "d"}},
+		{"get then default", "{{- $l := get (dict \"metrics\" .Values.b) .Values.a | default (list .Values.c .Values.d) }}\n" + printList,
+			map[string]any{"a": "metrics", "b": "x\n  - admin", "c": "c", "d": "d"}},
+		{"compact of a derived bool", "{{- $l := compact (list (contains \"qw\" .Values.a | toString | replace \"true\" .Values.c | replace \"false\" \"\") .Values.b) }}\n" + printList,
+			map[string]any{"a": "metrics", "b": "x\n  - admin", "c": "c"}},
 		{"keys of dict", "{{- $l := keys (dict \"metrics\" \"1\" .Values.a \"1\" .Values.b \"1\") | sortAlpha }}\n" + printList, itemInject},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -55,6 +63,9 @@ func TestCollisionsWithoutInjectionAccepted(t *testing.T) {
 		{"uniq", "{{- $l := uniq (list \"metrics\" .Values.a .Values.b) }}\n" + printList},
 		{"without", "{{- $l := without (list \"metrics\" \"other\" .Values.b) .Values.a }}\n" + printList},
 		{"has", "{{- $l := list (has .Values.a (list \"metrics\")) }}\n" + printList},
+		{"index", "{{- $m := dict \"port\" (index (dict \"metrics\" \"9090\") .Values.a) }}\n" + printKeys},
+		{"dig", "{{- $m := dict \"port\" (dig .Values.a \"0\" (dict \"metrics\" \"9090\")) }}\n" + printKeys},
+		{"pluck", "{{- $l := pluck .Values.a (dict \"metrics\" \"9090\") (dict \"x\" \"1\") }}\n" + printList},
 		{"sortAlpha", "{{- $l := sortAlpha (list \"m\" .Values.a .Values.b \"z\") }}\n" + printList},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -254,6 +254,19 @@ func TestPanicsBecomeErrors(t *testing.T) {
 		expr: `{{ index .Values.list 1 }}`,
 		want: `blueprint bp: gatewayTemplate.resourceTemplates.cm:6: index .Values.list 1: error calling index: index out of range: 1`,
 	}, {
+		// index's map and key pass through gantryHold and gantryKey (boundary/compare.go).
+		name: "index in index",
+		expr: `{{ index (dict "a" (list)) (index (dict "k" "a") "k") 3 }}`,
+		want: `blueprint bp: gatewayTemplate.resourceTemplates.cm:6: index (dict "a" (list)) (index (dict "k" "a") "k") 3: error calling index: index out of range: 3`,
+	}, {
+		name: "merge of a string",
+		expr: `{{ merge "x" }}`,
+		want: `blueprint bp: gatewayTemplate.resourceTemplates.cm:6: "x": can't handle "x" for arg of type map[string]interface {}`,
+	}, {
+		name: "dig too short",
+		expr: `{{ dig "a" .Values }}`,
+		want: `blueprint bp: gatewayTemplate.resourceTemplates.cm:6: dig "a" .Values: error calling dig: dig needs at least three arguments`,
+	}, {
 		// The structure check numbers include calls and conditionals (boundary.RewriteDecisions):
 		// an error says what the blueprint wrote.
 		name: "include in an if",
