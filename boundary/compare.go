@@ -2,8 +2,11 @@ package boundary
 
 import (
 	"fmt"
+	"hash"
+	"hash/fnv"
 	"reflect"
 	"slices"
+	"strconv"
 	"text/template"
 )
 
@@ -20,27 +23,40 @@ import (
 // own. Where B must name a key of its own map that A found (set into a map holding the key,
 // merge, omit, pick, get), it takes the one that is A's once its stand-ins are put back; where
 // there is none (A's key was the tenant's string transformed, `upper`), B cannot follow A and
-// departs, and the check refuses. A list of the functions is exhaustive over the functions a
-// template has: TestComparingFunctionsAreAllNumbered holds every function of the template set
-// that compares values to be here, or known not to compare.
+// departs, and the check refuses. TestEveryFunctionIsClassified (package render) holds every
+// function a template can call to be numbered (NumberedFuncs) or listed there with what it
+// does instead, so that a function added to the set is looked at.
 var comparing = map[string]bool{
 	"dict": true, "uniq": true, "mustUniq": true, "without": true, "mustWithout": true,
 	"has": true, "mustHas": true, "omit": true, "pick": true, "get": true, "hasKey": true,
 	"compact": true, "mustCompact": true, "dig": true, "pluck": true,
 	"merge": true, "mergeOverwrite": true, "mustMerge": true, "mustMergeOverwrite": true,
+	// Choices made by a value's truth, as or's: B's stand-in for a tenant bool is its opposite
+	// and for a number never zero, so B would choose otherwise.
+	"default": true, "coalesce": true,
+	// Counts, as until's: where a slice starts and ends, how large chunk's pieces are.
+	"slice": true, "mustSlice": true, "chunk": true, "mustChunk": true,
+	// Structure read from text: the keys, lengths and types of what they parse.
+	"fromYaml": true, "fromYamlArray": true, "fromJson": true, "fromJsonArray": true,
+	"mustFromJson": true, "fromToml": true,
 }
 
 // comparePrefix starts the names RewriteDecisions gives the comparing functions.
 const comparePrefix = "gantryCompared_"
 
-// ComparingFuncs is the list of comparing functions (for tests).
-func ComparingFuncs() []string {
-	var names []string
-	for n := range comparing {
+// NumberedFuncs names every function whose answer, at each call, is a decision of the check:
+// the comparing functions, the comparisons, the splits, the loops, the calls, set and unset,
+// and the builtin index (for tests).
+func NumberedFuncs() []string {
+	names := []string{"index"}
+	for _, n := range Rewritten {
+		names = append(names, n)
+	}
+	for n := range comparisons {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	return names
+	return slices.Compact(names)
 }
 
 // CompareFuncs binds the numbered comparing functions to d, over the execution's own (fn
@@ -50,7 +66,7 @@ func (d *Decider) CompareFuncs(fn func(name string) any) template.FuncMap {
 	for name := range comparing {
 		f[comparePrefix+name] = d.compared(name, fn(name))
 	}
-	f[keyAt], f[holdAt] = d.Key, d.Hold
+	f[keyAt], f[keyThenAt], f[keyOfAt], f[holdAt], f[boolAt] = d.Key, d.KeyThen, d.KeyOf, d.Hold, d.Bool
 	return f
 }
 
@@ -115,6 +131,10 @@ func (d *Decider) compared(name string, fn any) any {
 		if merging {
 			return d.merge(id, args, call)
 		}
+		switch name {
+		case "slice", "mustSlice", "chunk", "mustChunk":
+			return call(d.counts(id, name, args))
+		}
 		res := call(args)
 		if len(res) == 2 && !res[1].IsNil() {
 			return res
@@ -130,6 +150,10 @@ func (d *Decider) compared(name string, fn any) any {
 			res[0] = d.dict(id, args[0], res[0])
 		case "get":
 			res[0] = d.get(id, args[0].Interface().(map[string]any), args[1].String(), res[0])
+		case "default", "coalesce":
+			res[0] = d.chosen(id, args, res[0], name == "default")
+		case "fromYaml", "fromYamlArray", "fromJson", "fromJsonArray", "mustFromJson", "fromToml":
+			d.shape(id, res[0].Interface())
 		case "dig":
 			res[0] = d.dig(id, args[0].Interface().([]any), res[0])
 		case "pluck":
@@ -269,35 +293,63 @@ func strval(v any) string {
 	}
 }
 
-// sameKey is B's key of m that A found as k: k itself, or the one key of m whose stand-ins put
-// back make what k's make.
-func (s *Substitution) sameKey(m map[string]any, k string) (string, bool) {
+// keyHash is what A records of a key it found: its text as one number, never 0.
+func keyHash(k string) int64 { return pathHash([]string{k}) | 1 }
+
+// foundKey is B's key of m that A found, recorded as keyHash of A's key: k if m has it, else
+// the one key of m that is A's with its stand-ins put back (the template's own key has A's
+// text, a stand-in key restores to the tenant's; where A's key was a tenant string lower-cased,
+// B's stand-in is not the template's key, and the record still names it). ok is false where m
+// has none, or more than one.
+func (s *Substitution) foundKey(m map[string]any, k string, h int64) (string, bool) {
 	if _, ok := m[k]; ok {
+		// B's own key, found where A found one: the map was built in step with A's (a key
+		// B made equal where A's were not departed where it was set), and a number's
+		// placeholder in a key does not always restore to A's text.
 		return k, true
 	}
-	want, _ := s.Restore(k)
 	found, n := "", 0
 	for mk := range m {
-		if r, _ := s.Restore(mk); r == want {
+		if r, _ := s.Restore(mk); keyHash(r) == h {
 			found, n = mk, n+1
 		}
 	}
 	return found, n == 1
 }
 
-// get: A records that it found the key; B takes the value of the key it finds as A's, or
-// nothing where A found nothing.
+// lookedUp is B's key of m for a lookup A made with k and found: k itself, or none. A tenant
+// string that names a key of a map the tenant did not write (`index .Values.secrets
+// .Values.key`) selects the platform's data: B's stand-in finds nothing there, and the check
+// refuses, naming the value (docs/security.md, data selection). Unlike a key set or merged
+// (foundKey), a lookup is not followed to another key of B's.
+func (d *Decider) lookedUp(m map[string]any, k string) (string, bool) {
+	if _, ok := m[k]; ok {
+		return k, true
+	}
+	d.departed = true
+	return k, false
+}
+
+// hashIf is keyHash(k) for a record where found, none where not.
+func hashIf(found bool, k string) []int64 {
+	if found {
+		return []int64{keyHash(k)}
+	}
+	return nil
+}
+
+// get: A records the key it found; B takes the value of its key that is A's, or nothing where
+// A found nothing.
 func (d *Decider) get(id int, m map[string]any, k string, res reflect.Value) reflect.Value {
 	if !d.following() {
 		_, ok := m[k]
-		d.taken(id, truth(ok))
+		d.taken(id, hashIf(ok, k))
 		return res
 	}
 	var v any = ""
-	if d.taken(id, nil) != nil {
-		key, ok := d.sub.sameKey(m, k)
+	if rec := d.taken(id, nil); len(rec) == 1 {
+		key, ok := d.lookedUp(m, k)
 		if !ok {
-			d.departed = true
 			return res
 		}
 		v = m[key]
@@ -305,40 +357,208 @@ func (d *Decider) get(id int, m map[string]any, k string, res reflect.Value) ref
 	return reflect.ValueOf(&v).Elem()
 }
 
-// dig: A records that it found the whole path of keys; B takes the value under its keys that
-// are A's, or the default where A found nothing (sprig's dig: keys…, default, map).
-func (d *Decider) dig(id int, ps []any, res reflect.Value) reflect.Value {
+// chosen is default's or coalesce's result: which of its candidates it gave. default's are
+// the value given, if any, then the default, which it gives if the value is empty; coalesce's
+// its arguments, of which it gives the first that is not empty. A records the place of what it
+// gave where that is not the first candidate (or where it gave none of them); B gives its
+// candidate at A's place.
+func (d *Decider) chosen(id int, args []reflect.Value, res reflect.Value, isDefault bool) reflect.Value {
+	var cands []any
+	if isDefault {
+		cands = []any{nil, args[0].Interface()}
+		if vs := args[1].Interface().([]any); len(vs) > 0 {
+			cands[0] = vs[0]
+		}
+	} else {
+		cands = args[0].Interface().([]any)
+	}
 	if !d.following() {
-		var found bool
-		if m, ok := ps[len(ps)-1].(map[string]any); ok {
-			found = true
-			for i, k := range ps[:len(ps)-2] {
-				ks, _ := k.(string)
-				v, ok := m[ks]
-				if !ok {
-					found = false
-					break
-				}
-				if i < len(ps)-3 {
-					m, _ = v.(map[string]any)
-				}
+		got := res.Interface()
+		at := len(cands) // none of them (coalesce of empty values gives nil)
+		for i, c := range cands {
+			if same(c, got) {
+				at = i
+				break
 			}
 		}
-		d.taken(id, truth(found))
+		if at != 0 {
+			d.taken(id, []int64{int64(at)})
+		}
+		return res
+	}
+	at := 0
+	if rec := d.taken(id, nil); len(rec) == 1 {
+		at = int(rec[0])
+	}
+	var v any
+	switch {
+	case at >= 0 && at < len(cands):
+		v = cands[at]
+	case at != len(cands):
+		d.departed = true
+		return res
+	}
+	return reflect.ValueOf(&v).Elem()
+}
+
+// same reports whether two values are one: the same value of a basic kind, or the same map
+// or list (what default and coalesce hand on is one of their arguments, not a copy).
+func same(a, b any) bool {
+	ra, rb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if !ra.IsValid() || !rb.IsValid() {
+		return !ra.IsValid() && !rb.IsValid()
+	}
+	if ra.Type() != rb.Type() {
+		return false
+	}
+	switch ra.Kind() {
+	case reflect.Map, reflect.Slice, reflect.Pointer, reflect.Func, reflect.Chan:
+		return ra.Pointer() == rb.Pointer() && (ra.Kind() != reflect.Slice || ra.Len() == rb.Len())
+	}
+	if !ra.Type().Comparable() {
+		return false
+	}
+	return a == b
+}
+
+// counts: slice's indices and chunk's size are counts, as until's: A records them, B takes
+// A's (a bound computed from a tenant string, `int .Values.skip`, is its stand-in's in B).
+func (d *Decider) counts(id int, name string, args []reflect.Value) []reflect.Value {
+	args = slices.Clone(args)
+	switch name {
+	case "chunk", "mustChunk":
+		n := d.decideInts(id, args[0].Int())[0]
+		args[0] = reflect.ValueOf(int(n))
+	default:
+		is := args[1].Interface().([]any)
+		vs := make([]int64, len(is))
+		for i, v := range is {
+			vs[i] = toInt64(v)
+		}
+		got := d.decideInts(id, vs...)
+		out := make([]any, len(got))
+		for i, v := range got {
+			out[i] = int(v)
+		}
+		args[1] = reflect.ValueOf(out)
+	}
+	return args
+}
+
+// toInt64 is how sprig's slice reads an index (cast.ToInt): numbers and numeric strings, 0
+// for anything else.
+func toInt64(v any) int64 {
+	switch v := v.(type) {
+	case int:
+		return int64(v)
+	case int64:
+		return v
+	case int32:
+		return int64(v)
+	case float64:
+		return int64(v)
+	case string:
+		n, _ := strconv.ParseInt(v, 0, 64)
+		return n
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return rv.Int()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return int64(rv.Uint())
+	}
+	return 0
+}
+
+// shape: what fromYaml and the others read from text is structure, and a tenant string in the
+// text can add to it (a key, an item) or take from it (a key equal to another, which the
+// parser keeps once). A records the shape of the result, its keys, lengths and scalar types;
+// B, whose keys restore to A's, must read the same, or departs.
+func (d *Decider) shape(id int, v any) {
+	h := fnv.New64a()
+	key := func(k string) string { return k }
+	if d.following() {
+		key = func(k string) string { r, _ := d.sub.Restore(k); return r }
+	}
+	writeShape(h, v, key)
+	sum := int64(h.Sum64() >> 1)
+	if got := d.decideInts(id, sum)[0]; got != sum {
+		d.departed = true
+	}
+}
+
+func writeShape(h hash.Hash64, v any, key func(string) string) {
+	switch v := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		byKey := make(map[string]string, len(v))
+		for k := range v {
+			r := key(k)
+			keys = append(keys, r)
+			byKey[r] = k
+		}
+		slices.Sort(keys)
+		fmt.Fprintf(h, "{%d", len(keys))
+		for _, k := range keys {
+			fmt.Fprintf(h, "%q:", k)
+			writeShape(h, v[byKey[k]], key)
+		}
+		h.Write([]byte("}"))
+	case []any:
+		fmt.Fprintf(h, "[%d", len(v))
+		for _, e := range v {
+			writeShape(h, e, key)
+		}
+		h.Write([]byte("]"))
+	case string:
+		h.Write([]byte("s"))
+	case bool:
+		h.Write([]byte("b"))
+	case nil:
+		h.Write([]byte("z"))
+	default:
+		h.Write([]byte("n"))
+	}
+}
+
+// dig: A records the path of keys it found, whole; B takes the value under its keys that are
+// A's, or the default where A did not find it all (sprig's dig: keys…, default, map).
+func (d *Decider) dig(id int, ps []any, res reflect.Value) reflect.Value {
+	keys := ps[:len(ps)-2]
+	if !d.following() {
+		var path []int64
+		m, _ := ps[len(ps)-1].(map[string]any)
+		for i, k := range keys {
+			ks, _ := k.(string)
+			v, ok := m[ks]
+			if !ok || m == nil {
+				path = nil
+				break
+			}
+			path = append(path, keyHash(ks))
+			if i < len(keys)-1 {
+				m, _ = v.(map[string]any)
+			}
+		}
+		d.taken(id, path)
 		return res
 	}
 	v := ps[len(ps)-2]
-	if d.taken(id, nil) != nil {
+	if rec := d.taken(id, nil); rec != nil {
+		if len(rec) != len(keys) {
+			d.departed = true
+			return res
+		}
 		m, _ := ps[len(ps)-1].(map[string]any)
-		for i, k := range ps[:len(ps)-2] {
+		for i, k := range keys {
 			ks, _ := k.(string)
-			key, ok := d.sub.sameKey(m, ks)
+			key, ok := d.lookedUp(m, ks)
 			if !ok {
-				d.departed = true
 				return res
 			}
 			v = m[key]
-			if i < len(ps)-3 {
+			if i < len(keys)-1 {
 				m, _ = v.(map[string]any)
 			}
 		}
@@ -346,8 +566,8 @@ func (d *Decider) dig(id int, ps []any, res reflect.Value) reflect.Value {
 	return reflect.ValueOf(&v).Elem()
 }
 
-// pluck: A records which maps held the key; B takes the value of its key that is A's from
-// each of them.
+// pluck: A records which maps held the key, and the key; B takes the value of its key that is
+// A's from each of them.
 func (d *Decider) pluck(id int, k string, ms []map[string]any, res reflect.Value) reflect.Value {
 	if !d.following() {
 		var found []int64
@@ -356,24 +576,42 @@ func (d *Decider) pluck(id int, k string, ms []map[string]any, res reflect.Value
 				found = append(found, int64(i))
 			}
 		}
+		if found != nil {
+			found = append(found, keyHash(k))
+		}
 		d.taken(id, found)
 		return res
 	}
 	found := d.taken(id, nil)
 	out := make([]any, 0, len(found))
-	for _, i := range found {
+	if len(found) == 0 {
+		return reflect.ValueOf(out)
+	}
+	for _, i := range found[:len(found)-1] {
 		if i < 0 || i >= int64(len(ms)) {
 			d.departed = true
 			return res
 		}
-		key, ok := d.sub.sameKey(ms[i], k)
+		key, ok := d.lookedUp(ms[i], k)
 		if !ok {
-			d.departed = true
 			return res
 		}
 		out = append(out, ms[i][key])
 	}
 	return reflect.ValueOf(out)
+}
+
+// Bool is gantryBool: a comparison's answer, A's in B (see comparisons).
+func (d *Decider) Bool(id int, v any) any {
+	b, ok := v.(bool)
+	if !ok || !d.started || d.sub == nil {
+		return v
+	}
+	if !d.following() {
+		d.taken(id, truth(b))
+		return b
+	}
+	return d.taken(id, nil) != nil
 }
 
 // Hold is gantryHold: it keeps what the builtin index is given, for Key.
@@ -383,9 +621,30 @@ func (d *Decider) Hold(m any) any {
 }
 
 // Key is the key the builtin index looks up (`index .Values.sizes .Values.size` becomes
-// `index (gantryHold .Values.sizes) (gantryKey N .Values.size)`): A records that the map has
-// it; B looks up its key that is A's, or, where A found nothing, a key the map cannot have.
+// `index (gantryHold .Values.sizes) (gantryKey N .Values.size)`): A records the key the map
+// has; B looks up its key that is A's, or, where A found nothing, a key the map cannot have.
+// With more keys after it (KeyThen), it holds what it found for the next.
 func (d *Decider) Key(id int, k any) any {
+	key, _ := d.key(id, k)
+	return key
+}
+
+// KeyThen is gantryKeyThen: Key for a key that another follows in the same index.
+func (d *Decider) KeyThen(id int, k any) any {
+	key, next := d.key(id, k)
+	d.held = append(d.held, next)
+	return key
+}
+
+// KeyOf is gantryKeyOf: Key for the key a pipeline gives index (`.Values.proto | index $p`
+// becomes `.Values.proto | gantryKeyOf N $p | index $p`), the map given again.
+func (d *Decider) KeyOf(id int, m, k any) any {
+	d.held = append(d.held, m)
+	return d.Key(id, k)
+}
+
+// key returns the key to look up and what the map holds under it.
+func (d *Decider) key(id int, k any) (key, next any) {
 	var m any
 	if n := len(d.held); n > 0 {
 		m, d.held = d.held[n-1], d.held[:n-1]
@@ -393,49 +652,58 @@ func (d *Decider) Key(id int, k any) any {
 	mm, isMap := m.(map[string]any)
 	ks, isString := k.(string)
 	if !isMap || !isString || !d.started || d.sub == nil {
-		return k
+		if isMap && isString {
+			return k, mm[ks]
+		}
+		return k, nil
 	}
 	if !d.following() {
-		_, ok := mm[ks]
-		d.taken(id, truth(ok))
-		return k
+		v, ok := mm[ks]
+		d.taken(id, hashIf(ok, ks))
+		return k, v
 	}
-	if d.taken(id, nil) == nil {
+	rec := d.taken(id, nil)
+	if len(rec) != 1 {
 		for _, ok := mm[ks]; ok; _, ok = mm[ks] {
 			ks += "\x00" // not A's key: index finds nothing, as A's did
 		}
-		return ks
+		return ks, nil
 	}
-	key, ok := d.sub.sameKey(mm, ks)
+	found, ok := d.lookedUp(mm, ks)
 	if !ok {
-		d.departed = true
+		return k, nil
 	}
-	return key
+	return found, mm[found]
 }
 
-// picked is omit's or pick's result: A records which of the keys it was given the map held;
-// B omits or picks its keys that are A's.
+// picked is omit's or pick's result: A records which of the keys it was given the map held,
+// and those keys; B omits or picks its keys that are A's.
 func (d *Decider) picked(id int, pick bool, m map[string]any, keys []string, res reflect.Value) reflect.Value {
 	if !d.following() {
 		var found []int64
 		for i, k := range keys {
 			if _, ok := m[k]; ok {
-				found = append(found, int64(i))
+				found = append(found, int64(i), keyHash(k))
 			}
 		}
 		d.taken(id, found)
 		return res
 	}
 	found := d.taken(id, nil)
-	chosen := make(map[string]bool, len(found))
-	for _, i := range found {
+	chosen := make(map[string]bool, len(found)/2)
+	for j := 0; j+1 < len(found); j += 2 {
+		i := found[j]
 		if i < 0 || i >= int64(len(keys)) {
 			d.departed = true
 			return res
 		}
-		key, ok := d.sub.sameKey(m, keys[i])
-		if !ok {
+		key, ok := "", false
+		if pick {
+			key, ok = d.lookedUp(m, keys[i])
+		} else if key, ok = d.sub.foundKey(m, keys[i], found[j+1]); !ok {
 			d.departed = true
+		}
+		if !ok {
 			return res
 		}
 		chosen[key] = true
@@ -449,30 +717,24 @@ func (d *Decider) picked(id int, pick bool, m map[string]any, keys []string, res
 	return reflect.ValueOf(out)
 }
 
-// merge: A records how many keys of the sources, in merge order and deeply, it found already
-// in the destination (see shadow); B, whose source keys may be stand-ins for A's, merges each
-// under the key of the destination that is A's (sameKey) and must find as many.
+// merge: A records which keys of the sources, in merge order and deeply, it found already in
+// the destination (see shadow), as hashes of their paths; B, whose source keys may be stand-ins
+// for A's, merges each under the key of the destination that is A's (sameKey), and must find
+// the same paths once its stand-ins are put back (a count alone was evened by a key found at
+// another depth, a review's case).
 func (d *Decider) merge(id int, args []reflect.Value, call func([]reflect.Value) []reflect.Value) []reflect.Value {
 	dst, _ := args[0].Interface().(map[string]any)
 	srcs, _ := args[1].Interface().([]map[string]any)
 	if !d.following() {
-		n := (&shadow{m: dst}).mergeAll(srcs, nil)
-		d.taken(id, countOf(n))
+		d.taken(id, (&shadow{m: dst}).mergeAll(srcs, nil, nil))
 		return call(args)
 	}
 	renamed := slices.Clone(srcs)
-	n := (&shadow{m: dst}).mergeAll(renamed, d)
-	if want := d.taken(id, nil); (want == nil && n != 0) || (want != nil && (len(want) != 1 || want[0] != int64(n))) {
+	found := (&shadow{m: dst}).mergeAll(renamed, d, nil)
+	if !slices.Equal(found, d.taken(id, nil)) {
 		d.departed = true
 	}
 	return call([]reflect.Value{args[0], reflect.ValueOf(renamed)})
-}
-
-func countOf(n int) []int64 {
-	if n == 0 {
-		return nil
-	}
-	return []int64{int64(n)}
 }
 
 // shadow is the keys a map has during a merge into it: its own and those the merge added,
@@ -482,21 +744,21 @@ type shadow struct {
 	added map[string]*shadow // keys added, and the maps under m's keys, as shadows
 }
 
-// mergeAll counts the keys of srcs found in s as mergo merges them (one source after another,
-// into the maps under keys both have). With d (B), a source key not in s whose stand-ins put
-// back make one of s's is renamed to it, in a copy of its source (srcs[i] is replaced).
-func (s *shadow) mergeAll(srcs []map[string]any, d *Decider) int {
-	n := 0
+// mergeAll finds the keys of srcs that are in s as mergo merges them (one source after
+// another, into the maps under keys both have), and returns the hashes of their paths, sorted
+// (with d, B's: each key with its stand-ins put back). With d, a source key not in s whose
+// stand-ins put back make one of s's is renamed to it, in a copy of its source (srcs[i] is
+// replaced).
+func (s *shadow) mergeAll(srcs []map[string]any, d *Decider, path []string) []int64 {
+	var found []int64
 	for i, src := range srcs {
-		c, renamed := s.mergeOne(src, d)
-		n += c
-		srcs[i] = renamed
+		srcs[i] = s.mergeOne(src, d, path, &found)
 	}
-	return n
+	slices.Sort(found)
+	return found
 }
 
-func (s *shadow) mergeOne(src map[string]any, d *Decider) (int, map[string]any) {
-	n := 0
+func (s *shadow) mergeOne(src map[string]any, d *Decider, path []string, found *[]int64) map[string]any {
 	out := src
 	for k, v := range src {
 		key := k
@@ -520,10 +782,14 @@ func (s *shadow) mergeOne(src map[string]any, d *Decider) (int, map[string]any) 
 			s.added[key] = &shadow{m: vm}
 			continue
 		}
-		n++
+		name := key
+		if d != nil {
+			name, _ = d.sub.Restore(key)
+		}
+		at := append(path[:len(path):len(path)], name)
+		*found = append(*found, pathHash(at))
 		if vm, isMap := v.(map[string]any); isMap && (child.m != nil || child.added != nil) {
-			c, merged := child.mergeOne(vm, d)
-			n += c
+			merged := child.mergeOne(vm, d, at, found)
 			if !sameMap(merged, vm) {
 				if sameMap(out, src) {
 					out = cloneMap(src)
@@ -532,7 +798,17 @@ func (s *shadow) mergeOne(src map[string]any, d *Decider) (int, map[string]any) 
 			}
 		}
 	}
-	return n, out
+	return out
+}
+
+// pathHash is a path of keys as one number.
+func pathHash(path []string) int64 {
+	h := fnv.New64a()
+	for _, k := range path {
+		h.Write([]byte(k))
+		h.Write([]byte{0})
+	}
+	return int64(h.Sum64() >> 1)
 }
 
 // child is the shadow under key k, and whether s has k.

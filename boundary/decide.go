@@ -36,7 +36,22 @@ const (
 	unsetAt       = "gantryUnset"
 	keyAt         = "gantryKey"
 	holdAt        = "gantryHold"
+	keyThenAt     = "gantryKeyThen"
+	keyOfAt       = "gantryKeyOf"
+	boolAt        = "gantryBool"
 )
+
+// comparisons are the functions whose bool answer compares a value with another (or tests
+// what it is): a tenant string equal to the template's "metrics" is not, as a stand-in, in B.
+// Their answer is a decision wherever it is used, not only in an if: `and (ne .Values.a "x")
+// (list …)`, `int (eq …)` as a slice's bound (a review's cases, 2026-11-27). Each call is
+// followed by gantryBool N in its pipeline.
+var comparisons = map[string]bool{
+	"eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true, "not": true,
+	"contains": true, "hasPrefix": true, "hasSuffix": true, "regexMatch": true, "mustRegexMatch": true,
+	"deepEqual": true, "semverCompare": true, "isAbs": true, "osIsAbs": true, "empty": true,
+	"kindIs": true, "typeIs": true, "typeIsLike": true, "all": true, "any": true,
+}
 
 // Rewritten are the functions RewriteDecisions renames, by the name the blueprint wrote: an
 // error message says the blueprint's name (see render's plainChecks).
@@ -85,6 +100,9 @@ func DecisionFuncs() template.FuncMap {
 		unsetAt:       func(_ int, d map[string]any, _ string) map[string]any { return d },
 		tplAt:         func(_ int, _ string, _ any) (string, error) { return "", errors.New("tpl outside a render") },
 		keyAt:         func(_ int, k any) any { return k },
+		keyThenAt:     func(_ int, k any) any { return k },
+		keyOfAt:       func(_ int, _, k any) any { return k },
+		boolAt:        func(_ int, v any) any { return v },
 		holdAt:        func(m any) any { return m },
 	}
 	for name := range splitting {
@@ -138,10 +156,21 @@ func rewriteTree(tree *parse.Tree, next func() int) {
 	var walk func(n parse.Node)
 	// siteAction is an action that notes a decision, N, and prints nothing.
 	var siteAction func(fn string, pos parse.Pos, line int) *parse.ActionNode
+	// decided are the pipelines whose value is only a branch's condition, and every pipeline
+	// inside them: a comparison there needs no answer of its own (answered), and an and/or
+	// that stops at another operand in B than in A would otherwise skip one.
+	decided := map[*parse.PipeNode]bool{}
 	wrap := func(b *parse.BranchNode, fn string) {
 		p := b.Pipe
 		if p == nil || p.IsAssign {
 			return // `if $x = ...` reassigns a variable: left alone, B decides for itself
+		}
+		if len(p.Decl) == 0 {
+			tmplwalk.Inspect(p, func(n parse.Node) {
+				if q, ok := n.(*parse.PipeNode); ok {
+					decided[q] = true
+				}
+			})
 		}
 		if fn == decideIf && len(p.Decl) > 0 {
 			fn = decideWith // `if $x := PIPE`: $x must keep PIPE's value
@@ -213,6 +242,13 @@ func rewriteTree(tree *parse.Tree, next func() int) {
 	// next (an include A made that B did not, and one B made that A did not, would
 	// otherwise balance each other).
 	tmplwalk.Inspect(tree.Root, func(n parse.Node) {
+		if p, ok := n.(*parse.PipeNode); ok {
+			if !decided[p] {
+				answered(p, tree, number)
+			}
+			pipedIndex(p, tree, number)
+			return
+		}
 		c, ok := n.(*parse.CommandNode)
 		if !ok || len(c.Args) == 0 {
 			return
@@ -227,7 +263,13 @@ func rewriteTree(tree *parse.Tree, next func() int) {
 					NodeType: parse.NodeCommand, Pos: pos, Args: append([]parse.Node{parse.NewIdentifier(f).SetTree(tree).SetPos(pos)}, args...)}}}
 			}
 			c.Args[1] = call(holdAt, c.Args[1])
-			c.Args[2] = call(keyAt, number(fn.Pos), c.Args[2])
+			for i := 2; i < len(c.Args); i++ {
+				f := keyThenAt
+				if i == len(c.Args)-1 {
+					f = keyAt
+				}
+				c.Args[i] = call(f, number(fn.Pos), c.Args[i])
+			}
 		}
 		if fn, ok := c.Args[0].(*parse.IdentifierNode); ok && renamed[fn.Ident] != "" {
 			c.Args = append([]parse.Node{
@@ -237,6 +279,79 @@ func rewriteTree(tree *parse.Tree, next func() int) {
 	})
 }
 
+// pipedIndex puts `gantryKeyOf N M` before every `index M` that a pipeline gives its key
+// (`.Values.proto | index $p`), where reading M has no effect (a field, a variable, dot).
+func pipedIndex(p *parse.PipeNode, tree *parse.Tree, number func(parse.Pos) parse.Node) {
+	var cmds []*parse.CommandNode
+	for i, c := range p.Cmds {
+		if fn, ok := c.Args[0].(*parse.IdentifierNode); ok && fn.Ident == "index" && i > 0 && len(c.Args) == 2 && plainOperand(c.Args[1]) {
+			cmds = append(cmds, &parse.CommandNode{NodeType: parse.NodeCommand, Pos: c.Pos, Args: []parse.Node{
+				parse.NewIdentifier(keyOfAt).SetTree(tree).SetPos(c.Pos), number(c.Pos), c.Args[1].Copy(),
+			}})
+		}
+		cmds = append(cmds, c)
+	}
+	if len(cmds) != len(p.Cmds) {
+		p.Cmds = cmds
+	}
+}
+
+// plainOperand reports whether reading n has no effect: a field, a variable or dot, a field
+// of one of them, or one of them piped through functions of no effect (Pure).
+func plainOperand(n parse.Node) bool {
+	switch n := n.(type) {
+	case *parse.FieldNode, *parse.VariableNode, *parse.DotNode:
+		return true
+	case *parse.ChainNode:
+		return plainOperand(n.Node)
+	case *parse.PipeNode:
+		if len(n.Decl) > 0 || len(n.Cmds) == 0 || len(n.Cmds[0].Args) != 1 || !plainOperand(n.Cmds[0].Args[0]) {
+			return false
+		}
+		for _, c := range n.Cmds[1:] {
+			fn, ok := c.Args[0].(*parse.IdentifierNode)
+			if !ok || !Pure[fn.Ident] {
+				return false
+			}
+			for _, a := range c.Args[1:] {
+				if _, ok := a.(*parse.StringNode); !ok {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// Pure names the engine's functions that have no effect, which plainOperand may call twice
+// (the engine's check that a printed value is present).
+var Pure = map[string]bool{}
+
+// answered puts gantryBool N after every call of a comparison in p, but where an if, with or
+// ternary takes the answer next (a decision already).
+func answered(p *parse.PipeNode, tree *parse.Tree, number func(parse.Pos) parse.Node) {
+	var cmds []*parse.CommandNode
+	for i, c := range p.Cmds {
+		cmds = append(cmds, c)
+		fn, ok := c.Args[0].(*parse.IdentifierNode)
+		if !ok || !comparisons[fn.Ident] {
+			continue
+		}
+		if i+1 < len(p.Cmds) {
+			if next, ok := p.Cmds[i+1].Args[0].(*parse.IdentifierNode); ok && (next.Ident == decideIf || next.Ident == decideWith || next.Ident == "ternary") {
+				continue
+			}
+		}
+		cmds = append(cmds, &parse.CommandNode{NodeType: parse.NodeCommand, Pos: c.Pos, Args: []parse.Node{
+			parse.NewIdentifier(boolAt).SetTree(tree).SetPos(c.Pos), number(c.Pos),
+		}})
+	}
+	if len(cmds) != len(p.Cmds) {
+		p.Cmds = cmds
+	}
+}
+
 var (
 	// renamedCall is a numbered call as a message prints it (`gantryInclude 7 "h" .`), and
 	// the name alone after "error calling".
@@ -244,7 +359,7 @@ var (
 	// argCount is text/template's message for a call with too few or too many arguments.
 	argCount = regexp.MustCompile(`wrong number of args for (\w+): want (\d+) got (\d+)`)
 	// decisionSuffix is what RewriteDecisions appends to an if, with or range pipeline.
-	decisionSuffix = regexp.MustCompile(` \| (?:` + decideIf + `|` + decideWith + `|` + rangeAt + `) -?\d+`)
+	decisionSuffix = regexp.MustCompile(` \| (?:` + decideIf + `|` + decideWith + `|` + rangeAt + `|` + boolAt + `) -?\d+| ` + keyOfAt + ` -?\d+ \S+ \|`)
 )
 
 // longestFirst sorts names so that none comes after a name it starts with (a regexp's
@@ -303,7 +418,7 @@ func unwrapKeys(msg string) string {
 }
 
 // keyCall is the start of a gantryHold or gantryKey call as a message quotes it.
-var keyCall = regexp.MustCompile(`\((?:` + holdAt + `|` + keyAt + ` -?\d+) `)
+var keyCall = regexp.MustCompile(`\((?:` + holdAt + `|` + keyAt + ` -?\d+|` + keyThenAt + ` -?\d+) `)
 
 // renamed are the functions RewriteDecisions numbers, to the names it gives them.
 var renamed = func() map[string]string {
@@ -605,19 +720,19 @@ func (d *Decider) CallFuncs(include, tpl func(string, any) (string, error)) temp
 func (d *Decider) KeyFuncs(mutating template.FuncMap) template.FuncMap {
 	set := mutating["set"].(func(map[string]any, string, any) map[string]any)
 	unset := mutating["unset"].(func(map[string]any, string) map[string]any)
-	// had decides whether m has k, and returns the key to set: in B, where A had the key and
-	// B's is a stand-in for it, the key of B's map that is A's once stand-ins are put back
-	// (a tenant's "metrics" set into the template's flags: one key in both).
+	// had decides whether m has k, and returns the key to set: in B, where A had the key, the
+	// key of B's map that is A's (Substitution.foundKey): a tenant's "metrics" set into the
+	// template's flags is one key in both.
 	had := func(id int, m map[string]any, k string) string {
 		var n int64
 		if _, ok := m[k]; ok {
-			n = 1
+			n = keyHash(k)
 		}
 		want := d.decideInts(id, n)[0]
 		switch {
-		case want == n:
-		case want == 1 && d.standIns && d.sub != nil:
-			if key, ok := d.sub.sameKey(m, k); ok {
+		case want == n, want != 0 && n != 0: // B's own key where A had one (see foundKey)
+		case want != 0 && d.standIns && d.sub != nil:
+			if key, ok := d.sub.foundKey(m, k, want); ok {
 				return key
 			}
 			d.departed = true

@@ -2,6 +2,7 @@ package render_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -13,6 +14,7 @@ import (
 func TestCollisionsThroughMapAndListFuncs(t *testing.T) {
 	printKeys := "{{- range $k, $v := $m }}\n  {{ $k }}: {{ $v | quote }}\n{{- end }}\n"
 	printList := "  list:\n  - {{ $l | join \"\\n  - \" }}\n"
+	printXList := "  list:\n  - x{{ $l | join \"\\n  - x\" }}\n"
 	keyInject := map[string]any{"a": "metrics", "b": "admin: \"true\"\n  zz"}
 	itemInject := map[string]any{"a": "metrics", "b": "x\n  - admin"}
 	for _, c := range []struct {
@@ -38,6 +40,10 @@ func TestCollisionsThroughMapAndListFuncs(t *testing.T) {
 			map[string]any{"a": "metrics", "b": "x\n  - admin", "c": "c", "d": "d"}},
 		{"compact of a derived bool", "{{- $l := compact (list (contains \"qw\" .Values.a | toString | replace \"true\" .Values.c | replace \"false\" \"\") .Values.b) }}\n" + printList,
 			map[string]any{"a": "metrics", "b": "x\n  - admin", "c": "c"}},
+		{"default of a tenant bool", "{{- $l := concat (list .Values.b) (default (list .Values.c .Values.d) .Values.flag | toStrings) }}\n" + printXList,
+			map[string]any{"flag": true, "b": "y\n  - xadmin", "c": "c", "d": "d"}},
+		{"coalesce of a tenant bool", "{{- $l := concat (list .Values.b) (coalesce .Values.flag (list .Values.c .Values.d) | toStrings) }}\n" + printXList,
+			map[string]any{"flag": true, "b": "y\n  - xadmin", "c": "c", "d": "d"}},
 		{"keys of dict", "{{- $l := keys (dict \"metrics\" \"1\" .Values.a \"1\" .Values.b \"1\") | sortAlpha }}\n" + printList, itemInject},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -58,14 +64,9 @@ func TestCollisionsWithoutInjectionAccepted(t *testing.T) {
 		{"merge", "{{- $m := merge (dict .Values.a \"1\" .Values.b \"1\") (dict \"metrics\" \"0\") }}\n" + printKeys},
 		{"mergeOverwrite", "{{- $m := mergeOverwrite (dict \"metrics\" \"0\") (dict .Values.a \"1\" .Values.b \"1\") }}\n" + printKeys},
 		{"omit", "{{- $m := omit (dict \"metrics\" \"1\" \"zz\" \"1\") .Values.a }}\n" + printKeys},
-		{"pick", "{{- $m := pick (dict \"metrics\" \"1\" \"zz\" \"1\") .Values.a }}\n" + printKeys},
-		{"get", "{{- $m := dict \"port\" (get (dict \"metrics\" \"9090\") .Values.a) }}\n" + printKeys},
 		{"uniq", "{{- $l := uniq (list \"metrics\" .Values.a .Values.b) }}\n" + printList},
 		{"without", "{{- $l := without (list \"metrics\" \"other\" .Values.b) .Values.a }}\n" + printList},
 		{"has", "{{- $l := list (has .Values.a (list \"metrics\")) }}\n" + printList},
-		{"index", "{{- $m := dict \"port\" (index (dict \"metrics\" \"9090\") .Values.a) }}\n" + printKeys},
-		{"dig", "{{- $m := dict \"port\" (dig .Values.a \"0\" (dict \"metrics\" \"9090\")) }}\n" + printKeys},
-		{"pluck", "{{- $l := pluck .Values.a (dict \"metrics\" \"9090\") (dict \"x\" \"1\") }}\n" + printList},
 		{"sortAlpha", "{{- $l := sortAlpha (list \"m\" .Values.a .Values.b \"z\") }}\n" + printList},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -76,6 +77,36 @@ func TestCollisionsWithoutInjectionAccepted(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("got %v, want the unchecked render's %v", got, want)
+			}
+		})
+	}
+}
+
+// A tenant string that names a key of a map the tenant did not write selects the platform's
+// data (docs/security.md, data selection): get, index, dig, pluck and pick by it are refused,
+// the message names the value and shows nothing of the map. A lookup is not a collision: B
+// does not follow it to the platform's key, as set and merge follow A's.
+func TestLookupsByATenantStringRefused(t *testing.T) {
+	values := map[string]any{"a": "admin"}
+	secrets := "{{- $s := dict \"admin\" \"hunter2\" \"user\" \"pw\" }}\n"
+	for name, body := range map[string]string{
+		"get":               "  v: {{ get $s .Values.a | quote }}\n",
+		"index":             "  v: {{ index $s .Values.a | quote }}\n",
+		"index piped":       "  v: {{ .Values.a | index $s | quote }}\n",
+		"index of two keys": "{{- $t := dict \"x\" $s }}\n  v: {{ index $t \"x\" .Values.a | quote }}\n",
+		"dig":               "  v: {{ dig .Values.a \"\" $s | quote }}\n",
+		"pluck":             "  v: {{ pluck .Values.a $s | first | quote }}\n",
+		"pick":              "  v: {{ pick $s .Values.a | values | first | quote }}\n",
+		"lowered":           "  v: {{ get $s (lower .Values.a) | quote }}\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			cm := rvHead + secrets + body
+			if got := renderPlatform(t, "", cm, values); got["v"] != "hunter2" {
+				t.Fatalf("the lookup selects nothing even unchecked: %v", got)
+			}
+			err := mustRefuse(t, "", cm, values)
+			if strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "value a") {
+				t.Errorf("error %v, want one naming the tenant's value and showing no secret", err)
 			}
 		})
 	}

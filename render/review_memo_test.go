@@ -236,7 +236,7 @@ func refusesCollision(t *testing.T, cm string, values map[string]any) {
 func rvListHasAdmin(d map[string]any) bool {
 	l, _ := d["list"].([]any)
 	for _, v := range l {
-		if v == "admin" {
+		if v == "admin" || v == "xadmin" {
 			return true
 		}
 	}
