@@ -29,7 +29,7 @@ import (
 var comparing = map[string]bool{
 	"dict": true, "uniq": true, "mustUniq": true, "without": true, "mustWithout": true,
 	"has": true, "mustHas": true, "omit": true, "pick": true, "get": true, "hasKey": true,
-	"compact": true, "mustCompact": true, "dig": true, "pluck": true,
+	"compact": true, "mustCompact": true, "dig": true, "pluck": true, "index": true,
 	"merge": true, "mergeOverwrite": true, "mustMerge": true, "mustMergeOverwrite": true,
 	// Choices made by a value's truth, as or's: B's stand-in for a tenant bool is its opposite
 	// and for a number never zero, so B would choose otherwise.
@@ -48,7 +48,7 @@ const comparePrefix = "gantryCompared_"
 // the comparing functions, the comparisons, the splits, the loops, the calls, set and unset,
 // and the builtin index (for tests).
 func NumberedFuncs() []string {
-	names := []string{"index"}
+	var names []string
 	for _, n := range Rewritten {
 		names = append(names, n)
 	}
@@ -64,7 +64,9 @@ func NumberedFuncs() []string {
 func (d *Decider) CompareFuncs(fn func(name string) any) template.FuncMap {
 	f := template.FuncMap{}
 	for name := range comparing {
-		f[comparePrefix+name] = d.compared(name, fn(name))
+		if name != "index" {
+			f[comparePrefix+name] = d.compared(name, fn(name))
+		}
 	}
 	// The most called, without reflect's layer (a tenth of some blueprints' allocations).
 	if dict, ok := fn("dict").(func(...any) map[string]any); ok {
@@ -103,7 +105,7 @@ func (d *Decider) CompareFuncs(fn func(name string) any) template.FuncMap {
 			return d.hasKey(id, has)
 		}
 	}
-	f[keyAt], f[keyThenAt], f[keyOfAt], f[holdAt], f[boolAt] = d.Key, d.KeyThen, d.KeyOf, d.Hold, d.Bool
+	f[comparePrefix+"index"], f[boolAt], f[truthAt] = d.Index, d.Bool, d.Truth
 	return f
 }
 
@@ -300,6 +302,10 @@ func (d *Decider) dict(id int, kv []any, m map[string]any) map[string]any {
 			d.departed = true
 			return m
 		}
+		if !d.sub.tenantPair(keyOf[p], keyOf[q]) {
+			d.departed = true // a tenant key equal to the template's (see tenantPair)
+			return m
+		}
 		keyOf[p] = keyOf[q]
 	}
 	out := make(map[string]any, n)
@@ -354,7 +360,17 @@ func (s *Substitution) foundKey(m map[string]any, k string, h int64) (string, bo
 			found, n = mk, n+1
 		}
 	}
-	return found, n == 1
+	return found, n == 1 && s.tenantPair(k, found)
+}
+
+// tenantPair reports whether B may take two of its keys that A found equal as one: both hold
+// stand-ins (two tenant strings, or one transformed, that A found equal). A tenant string
+// equal to a key of the template's or the platform's is not followed: a tenant that sets,
+// merges or names a platform key would then reach the platform's value under its own key, and
+// a lookup by its string would print it (a review's case, data selection); B departs, and the
+// check refuses naming the value.
+func (s *Substitution) tenantPair(a, b string) bool {
+	return a == b || (s.HoldsStandIn(a) && s.HoldsStandIn(b))
 }
 
 // lookedUp is B's key of m for a lookup A made with k and found: k itself, or none. A tenant
@@ -466,26 +482,23 @@ func same(a, b any) bool {
 	return a == b
 }
 
-// counts: slice's indices and chunk's size are counts, as until's: A records them, B takes
-// A's (a bound computed from a tenant string, `int .Values.skip`, is its stand-in's in B).
+// counts: slice's indices and chunk's size are counts. A records them; B, whose own differ
+// (a bound from `int` of a tenant's numeric string, or from `len`, is its stand-in's), departs:
+// it cannot take A's, which would let a tenant number pick which of the platform's items
+// the output shows (data selection; a review's case), and its own would even an injected
+// item with one more of its own (another review's).
 func (d *Decider) counts(id int, name string, args []reflect.Value) []reflect.Value {
-	args = slices.Clone(args)
+	var vs []int64
 	switch name {
 	case "chunk", "mustChunk":
-		n := d.decideInts(id, args[0].Int())[0]
-		args[0] = reflect.ValueOf(int(n))
+		vs = []int64{args[0].Int()}
 	default:
-		is := args[1].Interface().([]any)
-		vs := make([]int64, len(is))
-		for i, v := range is {
-			vs[i] = toInt64(v)
+		for _, v := range args[1].Interface().([]any) {
+			vs = append(vs, toInt64(v))
 		}
-		got := d.decideInts(id, vs...)
-		out := make([]any, len(got))
-		for i, v := range got {
-			out[i] = int(v)
-		}
-		args[1] = reflect.ValueOf(out)
+	}
+	if got := d.decideInts(id, vs...); !slices.Equal(got, vs) {
+		d.departed = true
 	}
 	return args
 }
@@ -646,6 +659,37 @@ func (d *Decider) pluck(id int, k string, ms []map[string]any, res reflect.Value
 	return reflect.ValueOf(out)
 }
 
+// Truth is gantryTruth, an operand of and or or that can stop them: A records where it is
+// true; B's has A's truth, as a with's value has (decideWith): a tenant bool is A's, a number
+// or string A found empty is its type's zero, and one A found true that B cannot make true
+// departs.
+func (d *Decider) Truth(id int, v any) any {
+	if !d.started || d.sub == nil {
+		return v
+	}
+	truth, _ := template.IsTrue(v)
+	if !d.following() {
+		d.taken(id, truth1(truth))
+		return v
+	}
+	want := d.taken(id, nil) != nil
+	switch {
+	case truth == want:
+		return v
+	case want:
+		if _, isBool := v.(bool); isBool {
+			return true
+		}
+		d.departed = true
+		return v
+	case v == nil:
+		return nil
+	}
+	return reflect.Zero(reflect.TypeOf(v)).Interface()
+}
+
+func truth1(b bool) []int64 { return truth(b) }
+
 // Bool is gantryBool: a comparison's answer, A's in B (see comparisons).
 func (d *Decider) Bool(id int, v any) any {
 	b, ok := v.(bool)
@@ -659,66 +703,142 @@ func (d *Decider) Bool(id int, v any) any {
 	return d.taken(id, nil) != nil
 }
 
-// Hold is gantryHold: it keeps what the builtin index is given, for Key.
-func (d *Decider) Hold(m any) any {
-	d.held = append(d.held, m)
-	return m
-}
-
-// Key is the key the builtin index looks up (`index .Values.sizes .Values.size` becomes
-// `index (gantryHold .Values.sizes) (gantryKey N .Values.size)`): A records the key the map
-// has; B looks up its key that is A's, or, where A found nothing, a key the map cannot have.
-// With more keys after it (KeyThen), it holds what it found for the next.
-func (d *Decider) Key(id int, k any) any {
-	key, _ := d.key(id, k)
-	return key
-}
-
-// KeyThen is gantryKeyThen: Key for a key that another follows in the same index.
-func (d *Decider) KeyThen(id int, k any) any {
-	key, next := d.key(id, k)
-	d.held = append(d.held, next)
-	return key
-}
-
-// KeyOf is gantryKeyOf: Key for the key a pipeline gives index (`.Values.proto | index $p`
-// becomes `.Values.proto | gantryKeyOf N $p | index $p`), the map given again.
-func (d *Decider) KeyOf(id int, m, k any) any {
-	d.held = append(d.held, m)
-	return d.Key(id, k)
-}
-
-// key returns the key to look up and what the map holds under it.
-func (d *Decider) key(id int, k any) (key, next any) {
-	var m any
-	if n := len(d.held); n > 0 {
-		m, d.held = d.held[n-1], d.held[:n-1]
+// Index is the builtin index, numbered (`gantryCompared_index N ITEM KEYS…`), with text/template's
+// results and errors, and its lookups recorded: for each map it looked a string up in, A
+// records the key it found (B finds its own, or departs: a tenant string that names a
+// platform key selects the platform's data); for each list, the place it took (B, whose place
+// from a tenant number is its stand-in's, departs where its own is another). A key A did not
+// find is not found in B either. text/template passes and takes reflect.Values here as it does
+// for its own builtins.
+func (d *Decider) Index(id int, item reflect.Value, keys ...reflect.Value) (reflect.Value, error) {
+	checked := d.started && d.sub != nil
+	following := checked && d.following()
+	var rec, took []int64
+	if following {
+		rec = d.taken(id, nil)
 	}
-	mm, isMap := m.(map[string]any)
-	ks, isString := k.(string)
-	if !isMap || !isString || !d.started || d.sub == nil {
-		if isMap && isString {
-			return k, mm[ks]
+	item = concrete(item)
+	if !item.IsValid() {
+		return reflect.Value{}, fmt.Errorf("index of untyped nil")
+	}
+	for level, key := range keys {
+		key = concrete(key)
+		for item.Kind() == reflect.Pointer || item.Kind() == reflect.Interface {
+			if item.IsNil() {
+				return reflect.Value{}, fmt.Errorf("index of nil pointer")
+			}
+			item = item.Elem()
 		}
-		return k, nil
-	}
-	if !d.following() {
-		v, ok := mm[ks]
-		d.taken(id, hashIf(ok, ks))
-		return k, v
-	}
-	rec := d.taken(id, nil)
-	if len(rec) != 1 {
-		for _, ok := mm[ks]; ok; _, ok = mm[ks] {
-			ks += "\x00" // not A's key: index finds nothing, as A's did
+		switch item.Kind() {
+		case reflect.Array, reflect.Slice, reflect.String:
+			x, err := place(key, item.Len())
+			if err != nil {
+				return reflect.Value{}, err
+			}
+			item = item.Index(x) // x == len panics, as the builtin's does
+			took = append(took, int64(2*level+1), int64(x))
+			if following && !slices.Contains(pairsAt(rec, 2*level+1), int64(x)) {
+				d.departed = true
+			}
+		case reflect.Map:
+			k, err := mapKey(key, item.Type().Key())
+			if err != nil {
+				return reflect.Value{}, err
+			}
+			v := item.MapIndex(k)
+			if k.Kind() == reflect.String {
+				switch {
+				case !following:
+					if v.IsValid() {
+						took = append(took, int64(2*level), keyHash(k.String()))
+					}
+				case len(pairsAt(rec, 2*level)) == 0:
+					v = reflect.Value{} // A found nothing: neither does B
+				case !v.IsValid():
+					d.departed = true // data selection (see lookedUp)
+				}
+			}
+			if v.IsValid() {
+				item = v
+			} else {
+				item = reflect.Zero(item.Type().Elem())
+			}
+		default:
+			return reflect.Value{}, fmt.Errorf("can't index item of type %s", item.Type())
 		}
-		return ks, nil
 	}
-	found, ok := d.lookedUp(mm, ks)
-	if !ok {
-		return k, nil
+	if checked && !following {
+		d.taken(id, took)
 	}
-	return found, mm[found]
+	return item, nil
+}
+
+// concrete is the value an interface holds (invalid for nil), or v.
+func concrete(v reflect.Value) reflect.Value {
+	if v.Kind() != reflect.Interface {
+		return v
+	}
+	if v.IsNil() {
+		return reflect.Value{}
+	}
+	return v.Elem()
+}
+
+// place is a list index as the builtin reads it: an integer within the length.
+func place(key reflect.Value, n int) (int, error) {
+	var x int64
+	switch key.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		x = key.Int()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		x = int64(key.Uint())
+	case reflect.Invalid:
+		return 0, fmt.Errorf("cannot index slice/array with nil")
+	default:
+		return 0, fmt.Errorf("cannot index slice/array with type %s", key.Type())
+	}
+	if x < 0 || x > int64(n) {
+		return 0, fmt.Errorf("index out of range: %d", x)
+	}
+	return int(x), nil
+}
+
+// mapKey is a map key as the builtin takes it: assignable, or an integer converted.
+func mapKey(key reflect.Value, t reflect.Type) (reflect.Value, error) {
+	if !key.IsValid() {
+		switch t.Kind() {
+		case reflect.Chan, reflect.Func, reflect.Interface, reflect.Map, reflect.Pointer, reflect.Slice:
+			return reflect.Zero(t), nil
+		}
+		return reflect.Value{}, fmt.Errorf("value is nil; should be of type %s", t)
+	}
+	if key.Type().AssignableTo(t) {
+		return key, nil
+	}
+	if integer(key.Kind()) && integer(t.Kind()) && key.Type().ConvertibleTo(t) {
+		return key.Convert(t), nil
+	}
+	return reflect.Value{}, fmt.Errorf("value has type %s; should be %s", key.Type(), t)
+}
+
+func integer(k reflect.Kind) bool {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return true
+	}
+	return false
+}
+
+// pairsAt is the values of a record of (tag, value) pairs with the given tag.
+func pairsAt(rec []int64, tag int) []int64 {
+	var out []int64
+	for i := 0; i+1 < len(rec); i += 2 {
+		if rec[i] == int64(tag) {
+			out = append(out, rec[i+1])
+		}
+	}
+	return out
 }
 
 // picked is omit's or pick's result: A records which of the keys it was given the map held,
@@ -891,7 +1011,7 @@ func (s *shadow) sameKey(k string, d *Decider) (string, bool) {
 			try(mk)
 		}
 	}
-	return found, n == 1
+	return found, n == 1 && d.sub.tenantPair(k, found)
 }
 
 func sameMap(a, b map[string]any) bool {

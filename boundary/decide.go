@@ -34,11 +34,8 @@ const (
 	rangeAt       = "gantryRange"
 	setAt         = "gantrySet"
 	unsetAt       = "gantryUnset"
-	keyAt         = "gantryKey"
-	holdAt        = "gantryHold"
-	keyThenAt     = "gantryKeyThen"
-	keyOfAt       = "gantryKeyOf"
 	boolAt        = "gantryBool"
+	truthAt       = "gantryTruth"
 )
 
 // comparisons are the functions whose bool answer compares a value with another (or tests
@@ -99,11 +96,8 @@ func DecisionFuncs() template.FuncMap {
 		setAt:         func(_ int, d map[string]any, _ string, _ any) map[string]any { return d },
 		unsetAt:       func(_ int, d map[string]any, _ string) map[string]any { return d },
 		tplAt:         func(_ int, _ string, _ any) (string, error) { return "", errors.New("tpl outside a render") },
-		keyAt:         func(_ int, k any) any { return k },
-		keyThenAt:     func(_ int, k any) any { return k },
-		keyOfAt:       func(_ int, _, k any) any { return k },
 		boolAt:        func(_ int, v any) any { return v },
-		holdAt:        func(m any) any { return m },
+		truthAt:       func(_ int, v any) any { return v },
 	}
 	for name := range splitting {
 		f[splitPrefix+name] = func(int, ...any) any { return nil }
@@ -156,22 +150,13 @@ func rewriteTree(tree *parse.Tree, next func() int) {
 	var walk func(n parse.Node)
 	// siteAction is an action that notes a decision, N, and prints nothing.
 	var siteAction func(fn string, pos parse.Pos, line int) *parse.ActionNode
-	// decided are the pipelines whose value is only a branch's condition, and every pipeline
-	// inside them: a comparison there needs no answer of its own (answered), and an and/or
-	// that stops at another operand in B than in A would otherwise skip one.
-	decided := map[*parse.PipeNode]bool{}
 	wrap := func(b *parse.BranchNode, fn string) {
 		p := b.Pipe
-		if p == nil || p.IsAssign {
-			return // `if $x = ...` reassigns a variable: left alone, B decides for itself
+		if p == nil {
+			return
 		}
-		if len(p.Decl) == 0 {
-			tmplwalk.Inspect(p, func(n parse.Node) {
-				if q, ok := n.(*parse.PipeNode); ok {
-					decided[q] = true
-				}
-			})
-		}
+		// `if $x = PIPE` (an assignment) decides as `if $x := PIPE` does, keeping $x's value
+		// (a review's case: left to B, it took the other branch).
 		if fn == decideIf && len(p.Decl) > 0 {
 			fn = decideWith // `if $x := PIPE`: $x must keep PIPE's value
 		}
@@ -243,33 +228,12 @@ func rewriteTree(tree *parse.Tree, next func() int) {
 	// otherwise balance each other).
 	tmplwalk.Inspect(tree.Root, func(n parse.Node) {
 		if p, ok := n.(*parse.PipeNode); ok {
-			if !decided[p] {
-				answered(p, tree, number)
-			}
-			pipedIndex(p, tree, number)
+			answered(p, tree, number)
 			return
 		}
 		c, ok := n.(*parse.CommandNode)
 		if !ok || len(c.Args) == 0 {
 			return
-		}
-		// The builtin index looks a key up as get does: `index M K` becomes
-		// `index (gantryHold M) (gantryKey N K)`; text/template evaluates arguments in order,
-		// so gantryKey finds M where gantryHold left it.
-		if fn, ok := c.Args[0].(*parse.IdentifierNode); ok && fn.Ident == "index" && len(c.Args) >= 3 {
-			call := func(f string, args ...parse.Node) *parse.PipeNode {
-				pos := args[len(args)-1].Position()
-				return &parse.PipeNode{NodeType: parse.NodePipe, Pos: pos, Cmds: []*parse.CommandNode{{
-					NodeType: parse.NodeCommand, Pos: pos, Args: append([]parse.Node{parse.NewIdentifier(f).SetTree(tree).SetPos(pos)}, args...)}}}
-			}
-			c.Args[1] = call(holdAt, c.Args[1])
-			for i := 2; i < len(c.Args); i++ {
-				f := keyThenAt
-				if i == len(c.Args)-1 {
-					f = keyAt
-				}
-				c.Args[i] = call(f, number(fn.Pos), c.Args[i])
-			}
 		}
 		if fn, ok := c.Args[0].(*parse.IdentifierNode); ok && renamed[fn.Ident] != "" {
 			c.Args = append([]parse.Node{
@@ -279,63 +243,33 @@ func rewriteTree(tree *parse.Tree, next func() int) {
 	})
 }
 
-// pipedIndex puts `gantryKeyOf N M` before every `index M` that a pipeline gives its key
-// (`.Values.proto | index $p`), where reading M has no effect (a field, a variable, dot).
-func pipedIndex(p *parse.PipeNode, tree *parse.Tree, number func(parse.Pos) parse.Node) {
-	var cmds []*parse.CommandNode
-	for i, c := range p.Cmds {
-		if fn, ok := c.Args[0].(*parse.IdentifierNode); ok && fn.Ident == "index" && i > 0 && len(c.Args) == 2 && plainOperand(c.Args[1]) {
-			cmds = append(cmds, &parse.CommandNode{NodeType: parse.NodeCommand, Pos: c.Pos, Args: []parse.Node{
-				parse.NewIdentifier(keyOfAt).SetTree(tree).SetPos(c.Pos), number(c.Pos), c.Args[1].Copy(),
-			}})
-		}
-		cmds = append(cmds, c)
-	}
-	if len(cmds) != len(p.Cmds) {
-		p.Cmds = cmds
-	}
-}
-
-// plainOperand reports whether reading n has no effect: a field, a variable or dot, a field
-// of one of them, or one of them piped through functions of no effect (Pure).
-func plainOperand(n parse.Node) bool {
-	switch n := n.(type) {
-	case *parse.FieldNode, *parse.VariableNode, *parse.DotNode:
-		return true
-	case *parse.ChainNode:
-		return plainOperand(n.Node)
-	case *parse.PipeNode:
-		if len(n.Decl) > 0 || len(n.Cmds) == 0 || len(n.Cmds[0].Args) != 1 || !plainOperand(n.Cmds[0].Args[0]) {
-			return false
-		}
-		for _, c := range n.Cmds[1:] {
-			fn, ok := c.Args[0].(*parse.IdentifierNode)
-			if !ok || !Pure[fn.Ident] {
-				return false
-			}
-			for _, a := range c.Args[1:] {
-				if _, ok := a.(*parse.StringNode); !ok {
-					return false
-				}
-			}
-		}
-		return true
-	}
-	return false
-}
-
-// Pure names the engine's functions that have no effect, which plainOperand may call twice
-// (the engine's check that a printed value is present).
-var Pure = map[string]bool{}
-
 // answered puts gantryBool N after every call of a comparison in p, but where an if, with or
-// ternary takes the answer next (a decision already).
+// ternary takes the answer next (a decision already); and makes every operand of and and or
+// that can stop them (all but the last) a decision, gantryTruth N: B stops where A stopped,
+// at an operand of A's truth (a review's case: an operand only B evaluated merged a key).
 func answered(p *parse.PipeNode, tree *parse.Tree, number func(parse.Pos) parse.Node) {
 	var cmds []*parse.CommandNode
 	for i, c := range p.Cmds {
 		cmds = append(cmds, c)
 		fn, ok := c.Args[0].(*parse.IdentifierNode)
-		if !ok || !comparisons[fn.Ident] {
+		if !ok {
+			continue
+		}
+		if fn.Ident == "and" || fn.Ident == "or" {
+			last := len(c.Args) - 1 // the operand that cannot stop them
+			if i > 0 {
+				last = len(c.Args) // a piped value comes last
+			}
+			for j := 1; j < last; j++ {
+				pos := c.Args[j].Position()
+				c.Args[j] = &parse.PipeNode{NodeType: parse.NodePipe, Pos: pos, Cmds: []*parse.CommandNode{{
+					NodeType: parse.NodeCommand, Pos: pos, Args: []parse.Node{
+						parse.NewIdentifier(truthAt).SetTree(tree).SetPos(pos), number(pos), c.Args[j],
+					}}}}
+			}
+			continue
+		}
+		if !comparisons[fn.Ident] {
 			continue
 		}
 		if i+1 < len(p.Cmds) {
@@ -352,50 +286,10 @@ func answered(p *parse.PipeNode, tree *parse.Tree, number func(parse.Pos) parse.
 	}
 }
 
-var (
-	// renamedCall is a numbered call as a message prints it (`gantryInclude 7 "h" .`), and
-	// the name alone after "error calling".
-	renamedCall = regexp.MustCompile(`\b(` + strings.Join(longestFirst(slices.Collect(maps.Keys(Rewritten))), "|") + `)(?: -?\d+\b)?`)
-	// argCount is text/template's message for a call with too few or too many arguments.
-	argCount = regexp.MustCompile(`wrong number of args for (\w+): want (\d+) got (\d+)`)
-	// decisionSuffix is what RewriteDecisions appends to an if, with or range pipeline.
-	decisionSuffix = regexp.MustCompile(` \| (?:` + decideIf + `|` + decideWith + `|` + rangeAt + `|` + boolAt + `) -?\d+| ` + keyOfAt + ` -?\d+ \S+ \|`)
-)
-
-// longestFirst sorts names so that none comes after a name it starts with (a regexp's
-// alternation takes the first that matches).
-func longestFirst(names []string) []string {
-	slices.SortFunc(names, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
-	return names
-}
-
-// Unrewrite puts back into a message what RewriteDecisions changed in the templates it quotes:
-// the function names and pipelines the blueprint wrote.
-func Unrewrite(msg string) string {
-	if !strings.Contains(msg, "gantry") {
-		return msg
-	}
-	msg = decisionSuffix.ReplaceAllString(msg, "")
-	msg = unwrapKeys(msg)
-	// A numbered call has one argument more than the blueprint wrote.
-	msg = argCount.ReplaceAllStringFunc(msg, func(m string) string {
-		sub := argCount.FindStringSubmatch(m)
-		if _, ok := Rewritten[sub[1]]; !ok {
-			return m
-		}
-		want, _ := strconv.Atoi(sub[2])
-		got, _ := strconv.Atoi(sub[3])
-		return fmt.Sprintf("wrong number of args for %s: want %d got %d", sub[1], want-1, got-1)
-	})
-	return renamedCall.ReplaceAllStringFunc(msg, func(m string) string {
-		return Rewritten[renamedCall.FindStringSubmatch(m)[1]]
-	})
-}
-
-// unwrapKeys puts back `index M K` where a message quotes `index (gantryHold M) (gantryKey N K)`.
-func unwrapKeys(msg string) string {
+// unwrapTruth puts back `X` where a message quotes `(gantryTruth N X)`.
+func unwrapTruth(msg string) string {
 	for {
-		loc := keyCall.FindStringIndex(msg)
+		loc := truthCall.FindStringIndex(msg)
 		if loc == nil {
 			return msg
 		}
@@ -417,8 +311,48 @@ func unwrapKeys(msg string) string {
 	}
 }
 
-// keyCall is the start of a gantryHold or gantryKey call as a message quotes it.
-var keyCall = regexp.MustCompile(`\((?:` + holdAt + `|` + keyAt + ` -?\d+|` + keyThenAt + ` -?\d+) `)
+// truthCall is the start of a gantryTruth call as a message quotes it.
+var truthCall = regexp.MustCompile(`\(` + truthAt + ` -?\d+ `)
+
+var (
+	// renamedCall is a numbered call as a message prints it (`gantryInclude 7 "h" .`), and
+	// the name alone after "error calling".
+	renamedCall = regexp.MustCompile(`\b(` + strings.Join(longestFirst(slices.Collect(maps.Keys(Rewritten))), "|") + `)(?: -?\d+\b)?`)
+	// argCount is text/template's message for a call with too few or too many arguments.
+	argCount = regexp.MustCompile(`wrong number of args for (\w+): want (at least )?(\d+) got (\d+)`)
+	// decisionSuffix is what RewriteDecisions appends to an if, with or range pipeline.
+	decisionSuffix = regexp.MustCompile(` \| (?:` + decideIf + `|` + decideWith + `|` + rangeAt + `|` + boolAt + `) -?\d+`)
+)
+
+// longestFirst sorts names so that none comes after a name it starts with (a regexp's
+// alternation takes the first that matches).
+func longestFirst(names []string) []string {
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	return names
+}
+
+// Unrewrite puts back into a message what RewriteDecisions changed in the templates it quotes:
+// the function names and pipelines the blueprint wrote.
+func Unrewrite(msg string) string {
+	if !strings.Contains(msg, "gantry") {
+		return msg
+	}
+	msg = decisionSuffix.ReplaceAllString(msg, "")
+	msg = unwrapTruth(msg)
+	// A numbered call has one argument more than the blueprint wrote.
+	msg = argCount.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := argCount.FindStringSubmatch(m)
+		if _, ok := Rewritten[sub[1]]; !ok {
+			return m
+		}
+		want, _ := strconv.Atoi(sub[3])
+		got, _ := strconv.Atoi(sub[4])
+		return fmt.Sprintf("wrong number of args for %s: want %s%d got %d", sub[1], sub[2], want-1, got-1)
+	})
+	return renamedCall.ReplaceAllStringFunc(msg, func(m string) string {
+		return Rewritten[renamedCall.FindStringSubmatch(m)[1]]
+	})
+}
 
 // renamed are the functions RewriteDecisions numbers, to the names it gives them.
 var renamed = func() map[string]string {

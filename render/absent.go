@@ -46,8 +46,6 @@ var absenceHandlers = map[string]bool{
 	"include": true, "tpl": true, "fail": true, "list": true, "dict": true, "compact": true,
 }
 
-func init() { boundary.Pure[presentFunc] = true }
-
 // errAbsent is the error for an absent value; the error's context names the path.
 var errAbsent = errors.New("no value (the key is absent or null); give it a default, make it required, or test it with if or with")
 

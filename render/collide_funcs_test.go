@@ -52,18 +52,16 @@ func TestCollisionsThroughMapAndListFuncs(t *testing.T) {
 	}
 }
 
-// A tenant string equal to a platform key or item, with nothing injected, is a tenant's
-// choice the template may act on: accepted, and the output is the unchecked render's.
+// A tenant string equal to a platform item, with nothing injected, is a tenant's choice the
+// template may act on: accepted, and the output is the unchecked render's. Equal to a platform
+// key, where the template sets, merges or omits it, it is refused (TestTenantKeyEqualToAPlatformKeyRefused).
 func TestCollisionsWithoutInjectionAccepted(t *testing.T) {
 	printKeys := "{{- range $k, $v := $m }}\n  {{ $k }}: {{ $v | quote }}\n{{- end }}\n"
 	printList := "  list: {{ $l | toJson }}\n"
-	values := map[string]any{"a": "metrics", "b": "tracing", "l": []any{"metrics", "tracing"}}
+	values := map[string]any{"a": "metrics", "b": "tracing", "c": "metrics", "d": "Metrics", "l": []any{"metrics", "tracing"}}
 	for _, c := range []struct{ name, cm string }{
-		{"set", "{{- $m := dict \"metrics\" \"0\" }}{{ range .Values.l }}{{ $_ := set $m . \"1\" }}{{ end }}\n" + printKeys},
-		{"dict repeated key", "{{- $m := dict \"metrics\" \"0\" .Values.a \"1\" .Values.b \"1\" }}\n" + printKeys},
-		{"merge", "{{- $m := merge (dict .Values.a \"1\" .Values.b \"1\") (dict \"metrics\" \"0\") }}\n" + printKeys},
-		{"mergeOverwrite", "{{- $m := mergeOverwrite (dict \"metrics\" \"0\") (dict .Values.a \"1\" .Values.b \"1\") }}\n" + printKeys},
-		{"omit", "{{- $m := omit (dict \"metrics\" \"1\" \"zz\" \"1\") .Values.a }}\n" + printKeys},
+		{"dict of two equal tenant keys", "{{- $m := dict .Values.a \"1\" .Values.c \"2\" }}\n" + printKeys},
+		{"merge of two tenant maps", "{{- $m := merge (dict .Values.c \"1\") (dict .Values.a \"2\" \"x\" \"3\") }}\n" + printKeys},
 		{"uniq", "{{- $l := uniq (list \"metrics\" .Values.a .Values.b) }}\n" + printList},
 		{"without", "{{- $l := without (list \"metrics\" \"other\" .Values.b) .Values.a }}\n" + printList},
 		{"has", "{{- $l := list (has .Values.a (list \"metrics\")) }}\n" + printList},
@@ -107,6 +105,30 @@ func TestLookupsByATenantStringRefused(t *testing.T) {
 			err := mustRefuse(t, "", cm, values)
 			if strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "value a") {
 				t.Errorf("error %v, want one naming the tenant's value and showing no secret", err)
+			}
+		})
+	}
+}
+
+// A tenant string equal to a key of the template's or the platform's map, set, merged or
+// omitted there: A merges the two, and B, which could follow (its stand-in key restores to
+// A's), does not, but departs (boundary tenantPair): following would let a tenant reach a
+// platform value under its own key, which a lookup by its string then prints (a review's
+// data-selection case, TestReview5SelectsAPlatformEntry). Refused, naming the value.
+func TestTenantKeyEqualToAPlatformKeyRefused(t *testing.T) {
+	printKeys := "{{- range $k, $v := $m }}\n  {{ $k }}: {{ $v | quote }}\n{{- end }}\n"
+	values := map[string]any{"a": "metrics", "b": "tracing", "l": []any{"metrics", "tracing"}}
+	for _, c := range []struct{ name, cm string }{
+		{"set", "{{- $m := dict \"metrics\" \"0\" }}{{ range .Values.l }}{{ $_ := set $m . \"1\" }}{{ end }}\n" + printKeys},
+		{"dict repeated key", "{{- $m := dict \"metrics\" \"0\" .Values.a \"1\" .Values.b \"1\" }}\n" + printKeys},
+		{"merge", "{{- $m := merge (dict .Values.a \"1\" .Values.b \"1\") (dict \"metrics\" \"0\") }}\n" + printKeys},
+		{"mergeOverwrite", "{{- $m := mergeOverwrite (dict \"metrics\" \"0\") (dict .Values.a \"1\" .Values.b \"1\") }}\n" + printKeys},
+		{"omit", "{{- $m := omit (dict \"metrics\" \"1\" \"zz\" \"1\") .Values.a }}\n" + printKeys},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := mustRefuse(t, "", rvHead+c.cm, values)
+			if !strings.Contains(err.Error(), "value a") && !strings.Contains(err.Error(), "value l") {
+				t.Errorf("error %v, want one naming the tenant's value", err)
 			}
 		})
 	}

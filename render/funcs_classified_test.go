@@ -46,8 +46,8 @@ func init() {
 	classify("orders items: B's order may differ from A's, never their number; where the template's own items "+
 		"move, the comparison refuses (a known false refusal, docs/security.md)",
 		"sortAlpha")
-	classify("stop at an operand by its truth, unrecorded: the builtins evaluate lazily, which a function "+
-		"cannot (a known gap, docs/security.md 8.8; comparisons inside them are numbered)",
+	classify("stop at an operand by its truth: the builtins stay (they evaluate lazily, which a function cannot), "+
+		"and every operand that can stop them is a decision (gantryTruth N)",
 		"and", "or")
 	classify("fails the render, or calls what it is given (no function is among a template's values)",
 		"fail", "required", "call")
