@@ -2,11 +2,10 @@ package boundary
 
 import (
 	"fmt"
-	"hash"
-	"hash/fnv"
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"text/template"
 )
 
@@ -340,7 +339,7 @@ func strval(v any) string {
 }
 
 // keyHash is what A records of a key it found: its text as one number, never 0.
-func keyHash(k string) int64 { return pathHash([]string{k}) | 1 }
+func keyHash(k string) int64 { return int64(fnvString(fnvInt(fnvOffset, len(k)), k)>>1) | 1 }
 
 // foundKey is B's key of m that A found, recorded as keyHash of A's key: k if m has it, else
 // the one key of m that is A's with its stand-ins put back (the template's own key has A's
@@ -534,50 +533,72 @@ func toInt64(v any) int64 {
 // parser keeps once). A records the shape of the result, its keys, lengths and scalar types;
 // B, whose keys restore to A's, must read the same, or departs.
 func (d *Decider) shape(id int, v any) {
-	h := fnv.New64a()
-	key := func(k string) string { return k }
+	var key func(string) string
 	if d.following() {
 		key = func(k string) string { r, _ := d.sub.Restore(k); return r }
 	}
-	writeShape(h, v, key)
-	sum := int64(h.Sum64() >> 1)
+	sum := int64(writeShape(fnvOffset, v, key) >> 1)
 	if got := d.decideInts(id, sum)[0]; got != sum {
 		d.departed = true
 	}
 }
 
-func writeShape(h hash.Hash64, v any, key func(string) string) {
+// FNV-1a, written out: hash.Hash's Write takes bytes, and converting every key to them was
+// most of a parse's cost here.
+const (
+	fnvOffset uint64 = 14695981039346656037
+	fnvPrime  uint64 = 1099511628211
+)
+
+func fnvString(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime
+	}
+	return h
+}
+
+func fnvInt(h uint64, n int) uint64 {
+	for i := 0; i < 8; i++ {
+		h = (h ^ uint64(byte(n>>(8*i)))) * fnvPrime
+	}
+	return h
+}
+
+// writeShape hashes v's shape into h: map keys (through key, where given) and sizes, and the
+// type of each scalar.
+func writeShape(h uint64, v any, key func(string) string) uint64 {
 	switch v := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(v))
-		byKey := make(map[string]string, len(v))
+		type entry struct{ name, key string }
+		keys := make([]entry, 0, len(v))
 		for k := range v {
-			r := key(k)
-			keys = append(keys, r)
-			byKey[r] = k
+			name := k
+			if key != nil {
+				name = key(k)
+			}
+			keys = append(keys, entry{name, k})
 		}
-		slices.Sort(keys)
-		fmt.Fprintf(h, "{%d", len(keys))
-		for _, k := range keys {
-			fmt.Fprintf(h, "%q:", k)
-			writeShape(h, v[byKey[k]], key)
+		slices.SortFunc(keys, func(a, b entry) int { return strings.Compare(a.name, b.name) })
+		h = fnvInt(fnvString(h, "{"), len(keys))
+		for _, e := range keys {
+			h = fnvString(fnvInt(h, len(e.name)), e.name)
+			h = writeShape(h, v[e.key], key)
 		}
-		h.Write([]byte("}"))
+		return fnvString(h, "}")
 	case []any:
-		fmt.Fprintf(h, "[%d", len(v))
+		h = fnvInt(fnvString(h, "["), len(v))
 		for _, e := range v {
-			writeShape(h, e, key)
+			h = writeShape(h, e, key)
 		}
-		h.Write([]byte("]"))
+		return fnvString(h, "]")
 	case string:
-		h.Write([]byte("s"))
+		return fnvString(h, "s")
 	case bool:
-		h.Write([]byte("b"))
+		return fnvString(h, "b")
 	case nil:
-		h.Write([]byte("z"))
-	default:
-		h.Write([]byte("n"))
+		return fnvString(h, "z")
 	}
+	return fnvString(h, "n")
 }
 
 // dig: A records the path of keys it found, whole; B takes the value under its keys that are
@@ -968,12 +989,11 @@ func (s *shadow) mergeOne(src map[string]any, d *Decider, path []string, found *
 
 // pathHash is a path of keys as one number.
 func pathHash(path []string) int64 {
-	h := fnv.New64a()
+	h := fnvOffset
 	for _, k := range path {
-		h.Write([]byte(k))
-		h.Write([]byte{0})
+		h = fnvString(fnvInt(h, len(k)), k)
 	}
-	return int64(h.Sum64() >> 1)
+	return int64(h >> 1)
 }
 
 // child is the shadow under key k, and whether s has k.

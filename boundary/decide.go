@@ -261,6 +261,9 @@ func answered(p *parse.PipeNode, tree *parse.Tree, number func(parse.Pos) parse.
 				last = len(c.Args) // a piped value comes last
 			}
 			for j := 1; j < last; j++ {
+				if sameTruth(c.Args[j]) {
+					continue
+				}
 				pos := c.Args[j].Position()
 				c.Args[j] = &parse.PipeNode{NodeType: parse.NodePipe, Pos: pos, Cmds: []*parse.CommandNode{{
 					NodeType: parse.NodeCommand, Pos: pos, Args: []parse.Node{
@@ -284,6 +287,22 @@ func answered(p *parse.PipeNode, tree *parse.Tree, number func(parse.Pos) parse.
 	if len(cmds) != len(p.Cmds) {
 		p.Cmds = cmds
 	}
+}
+
+// sameTruth reports whether an operand of and/or has A's truth in B without gantryTruth: a
+// constant, or a comparison (which gets gantryBool).
+func sameTruth(n parse.Node) bool {
+	switch n := n.(type) {
+	case *parse.BoolNode, *parse.NumberNode, *parse.StringNode, *parse.NilNode:
+		return true
+	case *parse.PipeNode:
+		if len(n.Decl) > 0 || len(n.Cmds) == 0 {
+			return false
+		}
+		fn, ok := n.Cmds[len(n.Cmds)-1].Args[0].(*parse.IdentifierNode)
+		return ok && comparisons[fn.Ident]
+	}
+	return false
 }
 
 // unwrapTruth puts back `X` where a message quotes `(gantryTruth N X)`.
