@@ -29,12 +29,14 @@ var comparing = map[string]bool{
 	"dict": true, "uniq": true, "mustUniq": true, "without": true, "mustWithout": true,
 	"has": true, "mustHas": true, "omit": true, "pick": true, "get": true, "hasKey": true,
 	"compact": true, "mustCompact": true, "dig": true, "pluck": true, "index": true,
-	"merge": true, "mergeOverwrite": true, "mustMerge": true, "mustMergeOverwrite": true,
+	// An order: B's stand-ins sort elsewhere among the template's words than A's strings.
+	"sortAlpha": true,
+	"merge":     true, "mergeOverwrite": true, "mustMerge": true, "mustMergeOverwrite": true,
 	// Choices made by a value's truth, as or's: B's stand-in for a tenant bool is its opposite
 	// and for a number never zero, so B would choose otherwise.
 	"default": true, "coalesce": true,
 	// Counts, as until's: where a slice starts and ends, how large chunk's pieces are.
-	"slice": true, "mustSlice": true, "chunk": true, "mustChunk": true,
+	"slice": true, "mustSlice": true, "chunk": true, "mustChunk": true, "repeat": true,
 	// Structure read from text: the keys, lengths and types of what they parse.
 	"fromYaml": true, "fromYamlArray": true, "fromJson": true, "fromJsonArray": true,
 	"mustFromJson": true, "fromToml": true,
@@ -65,6 +67,18 @@ func (d *Decider) CompareFuncs(fn func(name string) any) template.FuncMap {
 	for name := range comparing {
 		if name != "index" {
 			f[comparePrefix+name] = d.compared(name, fn(name))
+		}
+	}
+	// sortAlpha reads its list as toStrings does.
+	if sortAlpha, ok := fn("sortAlpha").(func(any) []string); ok {
+		if toStrings, ok := fn("toStrings").(func(any) []string); ok {
+			f[comparePrefix+"sortAlpha"] = func(id int, list any) []string {
+				res := sortAlpha(list)
+				if !d.started || d.sub == nil {
+					return res
+				}
+				return d.sorted(id, toStrings(list), res)
+			}
 		}
 	}
 	// The most called, without reflect's layer (a tenth of some blueprints' allocations).
@@ -170,7 +184,7 @@ func (d *Decider) compared(name string, fn any) any {
 			return d.merge(id, args, call)
 		}
 		switch name {
-		case "slice", "mustSlice", "chunk", "mustChunk":
+		case "slice", "mustSlice", "chunk", "mustChunk", "repeat":
 			return call(d.counts(id, name, args))
 		}
 		res := call(args)
@@ -377,12 +391,31 @@ func (s *Substitution) tenantPair(a, b string) bool {
 // .Values.key`) selects the platform's data: B's stand-in finds nothing there, and the check
 // refuses, naming the value (docs/security.md, data selection). Unlike a key set or merged
 // (foundKey), a lookup is not followed to another key of B's.
-func (d *Decider) lookedUp(m map[string]any, k string) (string, bool) {
-	if _, ok := m[k]; ok {
+//
+// And B's key must be A's (h, A's keyHash): a key B computed otherwise (a flipped tenant bool
+// made a string, the length of a stand-in, a stand-in sorted elsewhere among the template's
+// words) finds another entry of the same map, whose value would even an injected item or
+// print another entry than A's (a review's cases).
+func (d *Decider) lookedUp(m map[string]any, k string, h int64) (string, bool) {
+	if _, ok := m[k]; ok && d.sameKeyAs(k, h) {
 		return k, true
 	}
 	d.departed = true
 	return k, false
+}
+
+// sameKeyAs reports whether B's key k can be A's key of hash h. C, rendered only to tell a
+// transformed tenant value from the template's where B already passed, takes its own key.
+//
+// A key holding a stand-in is the tenant's, found in a map built in step with A's; its text
+// need not restore to A's (`printf "%05d"` of a port's placeholder has another width than of
+// the port). A key of the template's text must be A's text: one B computed from a tenant
+// value otherwise (`toString` of a flipped bool, `len` of a stand-in) is another entry.
+func (d *Decider) sameKeyAs(k string, h int64) bool {
+	if d.sub.pfx != placeholderPrefix || d.sub.Holds(k) {
+		return true
+	}
+	return keyHash(k) == h
 }
 
 // hashIf is keyHash(k) for a record where found, none where not.
@@ -402,7 +435,7 @@ func (d *Decider) get(id int, m map[string]any, k string, res any) any {
 		return res
 	}
 	if rec := d.taken(id, nil); len(rec) == 1 {
-		if key, ok := d.lookedUp(m, k); ok {
+		if key, ok := d.lookedUp(m, k, rec[0]); ok {
 			return m[key]
 		}
 		return res
@@ -481,7 +514,7 @@ func same(a, b any) bool {
 	return a == b
 }
 
-// counts: slice's indices and chunk's size are counts. A records them; B, whose own differ
+// counts: slice's indices, chunk's size and repeat's count are counts. A records them; B, whose own differ
 // (a bound from `int` of a tenant's numeric string, or from `len`, is its stand-in's), departs:
 // it cannot take A's, which would let a tenant number pick which of the platform's items
 // the output shows (data selection; a review's case), and its own would even an injected
@@ -489,7 +522,7 @@ func same(a, b any) bool {
 func (d *Decider) counts(id int, name string, args []reflect.Value) []reflect.Value {
 	var vs []int64
 	switch name {
-	case "chunk", "mustChunk":
+	case "chunk", "mustChunk", "repeat":
 		vs = []int64{args[0].Int()}
 	default:
 		for _, v := range args[1].Interface().([]any) {
@@ -601,6 +634,46 @@ func writeShape(h uint64, v any, key func(string) string) uint64 {
 	return fnvString(h, "n")
 }
 
+// sorted is sortAlpha's result: A records the order it put its items in, where it is not the
+// list's own; B puts its own items in A's order (`keys $m | sortAlpha` then `get $m`: B's
+// stand-in keys sort elsewhere among the template's words, and a lookup in B's order would
+// take another key than A's).
+func (d *Decider) sorted(id int, own, res []string) []string {
+	if !d.following() {
+		if len(own) != len(res) || slices.Equal(own, res) {
+			return res
+		}
+		order := make([]int, len(own))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(own[a], own[b]) })
+		rec := make([]int64, len(order))
+		for i, o := range order {
+			rec[i] = int64(o)
+		}
+		d.taken(id, rec)
+		return res
+	}
+	rec := d.taken(id, nil)
+	if rec == nil {
+		return own // A's list was in order: B keeps its own order too
+	}
+	if len(rec) != len(own) {
+		d.departed = true
+		return res
+	}
+	out := make([]string, len(own))
+	for i, o := range rec {
+		if o < 0 || o >= int64(len(own)) {
+			d.departed = true
+			return res
+		}
+		out[i] = own[o]
+	}
+	return out
+}
+
 // dig: A records the path of keys it found, whole; B takes the value under its keys that are
 // A's, or the default where A did not find it all (sprig's dig: keys…, default, map).
 func (d *Decider) dig(id int, ps []any, res reflect.Value) reflect.Value {
@@ -632,7 +705,7 @@ func (d *Decider) dig(id int, ps []any, res reflect.Value) reflect.Value {
 		m, _ := ps[len(ps)-1].(map[string]any)
 		for i, k := range keys {
 			ks, _ := k.(string)
-			key, ok := d.lookedUp(m, ks)
+			key, ok := d.lookedUp(m, ks, rec[i])
 			if !ok {
 				return res
 			}
@@ -671,7 +744,7 @@ func (d *Decider) pluck(id int, k string, ms []map[string]any, res reflect.Value
 			d.departed = true
 			return res
 		}
-		key, ok := d.lookedUp(ms[i], k)
+		key, ok := d.lookedUp(ms[i], k, found[len(found)-1])
 		if !ok {
 			return res
 		}
@@ -710,6 +783,29 @@ func (d *Decider) Truth(id int, v any) any {
 }
 
 func truth1(b bool) []int64 { return truth(b) }
+
+// keyOrder checks a range over a map: text/template visits its keys in sorted order, and B's
+// stand-in keys sort elsewhere among the template's than A's strings, so B's iteration i
+// would take A's decisions for another entry (a review's case). A records its keys in order;
+// B's, the tenant's put back, must be the same, or B departs.
+func (d *Decider) keyOrder(id int, m reflect.Value) {
+	keys := make([]string, 0, m.Len())
+	for _, k := range m.MapKeys() {
+		keys = append(keys, k.String())
+	}
+	slices.Sort(keys)
+	h := fnvOffset
+	for _, k := range keys {
+		if d.following() && d.sub.pfx == placeholderPrefix && d.sub.Holds(k) {
+			k, _ = d.sub.Restore(k)
+		}
+		h = fnvString(fnvInt(h, len(k)), k)
+	}
+	sum := int64(h >> 1)
+	if got := d.decideInts(id, sum)[0]; got != sum && d.sub.pfx == placeholderPrefix {
+		d.departed = true
+	}
+}
 
 // Bool is gantryBool: a comparison's answer, A's in B (see comparisons).
 func (d *Decider) Bool(id int, v any) any {
@@ -775,8 +871,8 @@ func (d *Decider) Index(id int, item reflect.Value, keys ...reflect.Value) (refl
 					}
 				case len(pairsAt(rec, 2*level)) == 0:
 					v = reflect.Value{} // A found nothing: neither does B
-				case !v.IsValid():
-					d.departed = true // data selection (see lookedUp)
+				case !v.IsValid() || !d.sameKeyAs(k.String(), pairsAt(rec, 2*level)[0]):
+					d.departed = true // data selection, or another key than A's (see lookedUp)
 				}
 			}
 			if v.IsValid() {
@@ -885,7 +981,7 @@ func (d *Decider) picked(id int, pick bool, m map[string]any, keys []string, res
 		}
 		key, ok := "", false
 		if pick {
-			key, ok = d.lookedUp(m, keys[i])
+			key, ok = d.lookedUp(m, keys[i], found[j+1])
 		} else if key, ok = d.sub.foundKey(m, keys[i], found[j+1]); !ok {
 			d.departed = true
 		}

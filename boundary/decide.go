@@ -409,8 +409,6 @@ type Decider struct {
 	// C's): A notes the parts its splits cut, which the others stand in for (countedSplit).
 	sub      *Substitution
 	standIns bool
-	// held is what gantryHold keeps for the next gantryKey (see Key), innermost last.
-	held []any
 }
 
 // Mark is where the render's decisions are now: Since(Mark()) after a span of the render is
@@ -470,8 +468,6 @@ func (d *Decider) Strayed() bool { return d.replaying && d.departed }
 func (d *Decider) Start(replay Decisions) {
 	d.started, d.replaying, d.replay, d.at, d.departed = true, replay != nil, replay, 0, false
 	d.log, d.used = nil, d.used[:0] // the log is handed out (Log): a new one for each template
-	clear(d.held)
-	d.held = d.held[:0]
 }
 
 // decide returns the decision at conditional id: the recorded one when replaying and there is
@@ -659,6 +655,10 @@ func (d *Decider) CallFuncs(include, tpl func(string, any) (string, error)) temp
 			switch rv.Kind() {
 			case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 				return reflect.ValueOf(d.decideInts(id, rv.Int())[0]).Convert(rv.Type()).Interface()
+			case reflect.Map:
+				if rv.Type().Key().Kind() == reflect.String && d.started && d.sub != nil {
+					d.keyOrder(id, rv)
+				}
 			}
 			return v
 		},

@@ -24,7 +24,7 @@ func init() {
 	classify("text from text: the tenant's text passes through, changed or not, and the comparison sees what it became",
 		"abbrev", "abbrevboth", "b32dec", "b32enc", "b64dec", "b64enc", "base", "camelcase", "cat", "clean", "dir", "ext",
 		"indent", "initials", "kebabcase", "lower", "nindent", "nospace", "osBase", "osClean", "osDir", "osExt", "quote",
-		"regexQuoteMeta", "repeat", "replace", "shortname", "snakecase", "squote", "substr", "swapcase", "title", "trim",
+		"regexQuoteMeta", "replace", "shortname", "snakecase", "squote", "substr", "swapcase", "title", "trim",
 		"trimAll", "trimPrefix", "trimSuffix", "trimall", "trunc", "untitle", "upper", "wrap", "wrapWith", "urlJoin",
 		"printf", "print", "println", "html", "js", "urlquery", "toString", "adler32sum", "sha1sum", "sha256sum",
 		"sha512sum", "nginxQuote", "haproxyQuote", "haproxyLogFormatQuote", "regexReplaceAll", "regexReplaceAllLiteral",
@@ -43,9 +43,6 @@ func init() {
 		"list", "tuple", "append", "push", "mustAppend", "mustPush", "prepend", "mustPrepend", "concat", "first",
 		"mustFirst", "last", "mustLast", "initial", "mustInitial", "rest", "mustRest", "reverse", "mustReverse", "keys",
 		"values", "deepCopy", "mustDeepCopy")
-	classify("orders items: B's order may differ from A's, never their number; where the template's own items "+
-		"move, the comparison refuses (a known false refusal, docs/security.md)",
-		"sortAlpha")
 	classify("stop at an operand by its truth: the builtins stay (they evaluate lazily, which a function cannot), "+
 		"and every operand that can stop them is a decision (gantryTruth N)",
 		"and", "or")
