@@ -1,7 +1,9 @@
 package boundary
 
 import (
+	"cmp"
 	"fmt"
+	"iter"
 	"reflect"
 	"slices"
 	"strconv"
@@ -29,9 +31,10 @@ var comparing = map[string]bool{
 	"dict": true, "uniq": true, "mustUniq": true, "without": true, "mustWithout": true,
 	"has": true, "mustHas": true, "omit": true, "pick": true, "get": true, "hasKey": true,
 	"compact": true, "mustCompact": true, "dig": true, "pluck": true, "index": true,
-	// An order: B's stand-ins sort elsewhere among the template's words than A's strings.
-	"sortAlpha": true,
-	"merge":     true, "mergeOverwrite": true, "mustMerge": true, "mustMergeOverwrite": true,
+	// Orders: B's stand-ins sort elsewhere among the template's words than A's strings, and
+	// keys gives a map's keys in random order.
+	"sortAlpha": true, "keys": true,
+	"merge": true, "mergeOverwrite": true, "mustMerge": true, "mustMergeOverwrite": true,
 	// Choices made by a value's truth, as or's: B's stand-in for a tenant bool is its opposite
 	// and for a number never zero, so B would choose otherwise.
 	"default": true, "coalesce": true,
@@ -69,16 +72,22 @@ func (d *Decider) CompareFuncs(fn func(name string) any) template.FuncMap {
 			f[comparePrefix+name] = d.compared(name, fn(name))
 		}
 	}
-	// sortAlpha reads its list as toStrings does.
 	if sortAlpha, ok := fn("sortAlpha").(func(any) []string); ok {
-		if toStrings, ok := fn("toStrings").(func(any) []string); ok {
-			f[comparePrefix+"sortAlpha"] = func(id int, list any) []string {
-				res := sortAlpha(list)
-				if !d.started || d.sub == nil {
-					return res
-				}
-				return d.sorted(id, toStrings(list), res)
+		f[comparePrefix+"sortAlpha"] = func(_ int, list any) []string {
+			res := sortAlpha(list)
+			if !d.started || d.sub == nil {
+				return res
 			}
+			return d.sorted(res)
+		}
+	}
+	if keys, ok := fn("keys").(func(...map[string]any) []string); ok {
+		f[comparePrefix+"keys"] = func(_ int, ms ...map[string]any) []string {
+			res := keys(ms...)
+			if !d.started || d.sub == nil {
+				return res
+			}
+			return d.sorted(res)
 		}
 	}
 	// The most called, without reflect's layer (a tenth of some blueprints' allocations).
@@ -397,25 +406,43 @@ func (s *Substitution) tenantPair(a, b string) bool {
 // words) finds another entry of the same map, whose value would even an injected item or
 // print another entry than A's (a review's cases).
 func (d *Decider) lookedUp(m map[string]any, k string, h int64) (string, bool) {
-	if _, ok := m[k]; ok && d.sameKeyAs(k, h) {
+	if _, ok := m[k]; ok && d.sameKeyAs(reflect.ValueOf(m), k, h) {
 		return k, true
 	}
 	d.departed = true
 	return k, false
 }
 
-// sameKeyAs reports whether B's key k can be A's key of hash h. C, rendered only to tell a
-// transformed tenant value from the template's where B already passed, takes its own key.
+// sameKeyAs reports whether B's key k of map m can be A's key of hash h. C, rendered only to
+// tell a transformed tenant value from the template's where B already passed, takes its own
+// key.
 //
-// A key holding a stand-in is the tenant's, found in a map built in step with A's; its text
-// need not restore to A's (`printf "%05d"` of a port's placeholder has another width than of
-// the port). A key of the template's text must be A's text: one B computed from a tenant
-// value otherwise (`toString` of a flipped bool, `len` of a stand-in) is another entry.
-func (d *Decider) sameKeyAs(k string, h int64) bool {
-	if d.sub.pfx != placeholderPrefix || d.sub.Holds(k) {
+// A key of the template's text must be A's text: one B computed from a tenant value
+// otherwise (`toString` of a flipped bool, `len` of a stand-in) is another entry. A key holding
+// a stand-in is the tenant's: with its stand-ins put back it is A's key, or A transformed the
+// tenant's text in a way B's stand-in was not (`printf "%05d"` of a port's placeholder has
+// another width than of the port). It is taken unless m has another key that is A's with its
+// stand-ins put back: then B's key named another entry than A's (`trimPrefix` of a tenant's
+// prefix cut A's key and not B's stand-in; a review's case, which also printed a platform
+// entry beside a tenant-named one).
+func (d *Decider) sameKeyAs(m reflect.Value, k string, h int64) bool {
+	if d.sub.pfx != placeholderPrefix {
 		return true
 	}
-	return keyHash(k) == h
+	if !d.sub.Holds(k) {
+		return keyHash(k) == h
+	}
+	if r, _ := d.sub.Restore(k); keyHash(r) == h {
+		return true
+	}
+	for _, mk := range m.MapKeys() {
+		if s := mk.String(); s != k {
+			if r, _ := d.sub.Restore(s); keyHash(r) == h {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // hashIf is keyHash(k) for a record where found, none where not.
@@ -634,44 +661,56 @@ func writeShape(h uint64, v any, key func(string) string) uint64 {
 	return fnvString(h, "n")
 }
 
-// sorted is sortAlpha's result: A records the order it put its items in, where it is not the
-// list's own; B puts its own items in A's order (`keys $m | sortAlpha` then `get $m`: B's
-// stand-in keys sort elsewhere among the template's words, and a lookup in B's order would
-// take another key than A's).
-func (d *Decider) sorted(id int, own, res []string) []string {
-	if !d.following() {
-		if len(own) != len(res) || slices.Equal(own, res) {
-			return res
-		}
-		order := make([]int, len(own))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(own[a], own[b]) })
-		rec := make([]int64, len(order))
-		for i, o := range order {
-			rec[i] = int64(o)
-		}
-		d.taken(id, rec)
-		return res
+// sorted is sortAlpha's result, and keys' (which sprig gives in the map's random order, A's
+// and B's apart): in A, sorted by text; in B, by text with its stand-ins put back, so that B's
+// items come in A's order (B's stand-ins sort elsewhere among the template's words than A's
+// strings: `keys $m | sortAlpha` then `get $m $k` looked up another key in B; a review's
+// case). C keeps its own order.
+func (d *Decider) sorted(items []string) []string {
+	if !d.following() || d.sub.pfx != placeholderPrefix {
+		slices.Sort(items)
+		return items
 	}
-	rec := d.taken(id, nil)
-	if rec == nil {
-		return own // A's list was in order: B keeps its own order too
+	type item struct{ name, own string }
+	named := make([]item, len(items))
+	for i, it := range items {
+		r, _ := d.sub.Restore(it)
+		named[i] = item{r, it}
 	}
-	if len(rec) != len(own) {
-		d.departed = true
-		return res
+	slices.SortStableFunc(named, func(a, b item) int {
+		return cmp.Or(strings.Compare(a.name, b.name), strings.Compare(a.own, b.own))
+	})
+	for i, it := range named {
+		items[i] = it.own
 	}
-	out := make([]string, len(own))
-	for i, o := range rec {
-		if o < 0 || o >= int64(len(own)) {
-			d.departed = true
-			return res
+	return items
+}
+
+// entries is what a range over a map of string keys visits, in the order sorted gives its
+// keys (text/template's own order is its keys' text), as a sequence text/template ranges over
+// as it does over the map: two variables take the key and the value, one or none the value.
+func (d *Decider) entries(m reflect.Value, vars int) (keys []string, seq any) {
+	for _, k := range m.MapKeys() {
+		keys = append(keys, k.String())
+	}
+	keys = d.sorted(keys)
+	value := func(k string) any { return m.MapIndex(reflect.ValueOf(k).Convert(m.Type().Key())).Interface() }
+	if vars > 1 {
+		return keys, iter.Seq2[string, any](func(yield func(string, any) bool) {
+			for _, k := range keys {
+				if !yield(k, value(k)) {
+					return
+				}
+			}
+		})
+	}
+	return keys, iter.Seq[any](func(yield func(any) bool) {
+		for _, k := range keys {
+			if !yield(value(k)) {
+				return
+			}
 		}
-		out[i] = own[o]
-	}
-	return out
+	})
 }
 
 // dig: A records the path of keys it found, whole; B takes the value under its keys that are
@@ -786,14 +825,11 @@ func truth1(b bool) []int64 { return truth(b) }
 
 // keyOrder checks a range over a map: text/template visits its keys in sorted order, and B's
 // stand-in keys sort elsewhere among the template's than A's strings, so B's iteration i
-// would take A's decisions for another entry (a review's case). A records its keys in order;
-// B's, the tenant's put back, must be the same, or B departs.
-func (d *Decider) keyOrder(id int, m reflect.Value) {
-	keys := make([]string, 0, m.Len())
-	for _, k := range m.MapKeys() {
-		keys = append(keys, k.String())
-	}
-	slices.Sort(keys)
+// would take A's decisions for another entry (a review's case). B visits them in A's order
+// (entries); A records its keys in order, and B's, the tenant's put back, must be the same (a
+// key transformed past its stand-in can sort otherwise), or B departs.
+func (d *Decider) keyOrder(id int, m reflect.Value, vars int) any {
+	keys, seq := d.entries(m, vars)
 	h := fnvOffset
 	for _, k := range keys {
 		if d.following() && d.sub.pfx == placeholderPrefix && d.sub.Holds(k) {
@@ -805,6 +841,7 @@ func (d *Decider) keyOrder(id int, m reflect.Value) {
 	if got := d.decideInts(id, sum)[0]; got != sum && d.sub.pfx == placeholderPrefix {
 		d.departed = true
 	}
+	return seq
 }
 
 // Bool is gantryBool: a comparison's answer, A's in B (see comparisons).
@@ -871,7 +908,7 @@ func (d *Decider) Index(id int, item reflect.Value, keys ...reflect.Value) (refl
 					}
 				case len(pairsAt(rec, 2*level)) == 0:
 					v = reflect.Value{} // A found nothing: neither does B
-				case !v.IsValid() || !d.sameKeyAs(k.String(), pairsAt(rec, 2*level)[0]):
+				case !v.IsValid() || !d.sameKeyAs(item, k.String(), pairsAt(rec, 2*level)[0]):
 					d.departed = true // data selection, or another key than A's (see lookedUp)
 				}
 			}

@@ -92,7 +92,7 @@ func DecisionFuncs() template.FuncMap {
 		includeAt:     func(_ int, _ string, _ any) (string, error) { return "", errors.New("include outside a render") },
 		templateAt:    func(int) string { return "" },
 		iterAt:        func(int) string { return "" },
-		rangeAt:       func(_ int, v any) any { return v },
+		rangeAt:       func(_, _ int, v any) any { return v },
 		setAt:         func(_ int, d map[string]any, _ string, _ any) map[string]any { return d },
 		unsetAt:       func(_ int, d map[string]any, _ string) map[string]any { return d },
 		tplAt:         func(_ int, _ string, _ any) (string, error) { return "", errors.New("tpl outside a render") },
@@ -204,6 +204,7 @@ func rewriteTree(tree *parse.Tree, next func() int) {
 			if p := n.Pipe; p != nil && len(p.Cmds) > 0 {
 				p.Cmds = append(p.Cmds, &parse.CommandNode{NodeType: parse.NodeCommand, Pos: p.Pos, Args: []parse.Node{
 					parse.NewIdentifier(rangeAt).SetTree(tree).SetPos(p.Pos), number(p.Pos),
+					&parse.NumberNode{NodeType: parse.NodeNumber, Pos: p.Pos, IsInt: true, Int64: int64(len(p.Decl)), Text: strconv.Itoa(len(p.Decl))},
 				}})
 			}
 		}
@@ -340,7 +341,7 @@ var (
 	// argCount is text/template's message for a call with too few or too many arguments.
 	argCount = regexp.MustCompile(`wrong number of args for (\w+): want (at least )?(\d+) got (\d+)`)
 	// decisionSuffix is what RewriteDecisions appends to an if, with or range pipeline.
-	decisionSuffix = regexp.MustCompile(` \| (?:` + decideIf + `|` + decideWith + `|` + rangeAt + `|` + boolAt + `) -?\d+`)
+	decisionSuffix = regexp.MustCompile(` \| (?:` + decideIf + `|` + decideWith + `|` + boolAt + `) -?\d+| \| ` + rangeAt + ` -?\d+ \d+`)
 )
 
 // longestFirst sorts names so that none comes after a name it starts with (a regexp's
@@ -650,14 +651,14 @@ func (d *Decider) CallFuncs(include, tpl func(string, any) (string, error)) temp
 		},
 		templateAt: note,
 		iterAt:     note,
-		rangeAt: func(id int, v any) any {
+		rangeAt: func(id, vars int, v any) any {
 			rv := reflect.ValueOf(v)
 			switch rv.Kind() {
 			case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 				return reflect.ValueOf(d.decideInts(id, rv.Int())[0]).Convert(rv.Type()).Interface()
 			case reflect.Map:
-				if rv.Type().Key().Kind() == reflect.String && d.started && d.sub != nil {
-					d.keyOrder(id, rv)
+				if rv.Type().Key().Kind() == reflect.String && d.started && d.sub != nil && rv.Len() > 0 {
+					return d.keyOrder(id, rv, vars)
 				}
 			}
 			return v

@@ -41,7 +41,7 @@ func init() {
 		"len", "max", "maxf", "min", "minf", "mod", "mul", "mulf", "round", "sub", "subf")
 	classify("lists and maps built from their arguments by place: as many items in B as in A",
 		"list", "tuple", "append", "push", "mustAppend", "mustPush", "prepend", "mustPrepend", "concat", "first",
-		"mustFirst", "last", "mustLast", "initial", "mustInitial", "rest", "mustRest", "reverse", "mustReverse", "keys",
+		"mustFirst", "last", "mustLast", "initial", "mustInitial", "rest", "mustRest", "reverse", "mustReverse",
 		"values", "deepCopy", "mustDeepCopy")
 	classify("stop at an operand by its truth: the builtins stay (they evaluate lazily, which a function cannot), "+
 		"and every operand that can stop them is a decision (gantryTruth N)",
