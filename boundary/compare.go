@@ -689,16 +689,21 @@ func (d *Decider) sorted(items []string) []string {
 // entries is what a range over a map of string keys visits, in the order sorted gives its
 // keys (text/template's own order is its keys' text), as a sequence text/template ranges over
 // as it does over the map: two variables take the key and the value, one or none the value.
+// Keys and values are taken before the first iteration, as text/template takes a map's: a
+// set or unset of the map in the body does not change what the range visits (a review's
+// case: an unset key panicked, a set one was printed new).
 func (d *Decider) entries(m reflect.Value, vars int) (keys []string, seq any) {
-	for _, k := range m.MapKeys() {
-		keys = append(keys, k.String())
+	values := make(map[string]any, m.Len())
+	for it := m.MapRange(); it.Next(); {
+		k := it.Key().String()
+		keys = append(keys, k)
+		values[k] = it.Value().Interface()
 	}
 	keys = d.sorted(keys)
-	value := func(k string) any { return m.MapIndex(reflect.ValueOf(k).Convert(m.Type().Key())).Interface() }
 	if vars > 1 {
 		return keys, iter.Seq2[string, any](func(yield func(string, any) bool) {
 			for _, k := range keys {
-				if !yield(k, value(k)) {
+				if !yield(k, values[k]) {
 					return
 				}
 			}
@@ -706,7 +711,7 @@ func (d *Decider) entries(m reflect.Value, vars int) (keys []string, seq any) {
 	}
 	return keys, iter.Seq[any](func(yield func(any) bool) {
 		for _, k := range keys {
-			if !yield(value(k)) {
+			if !yield(values[k]) {
 				return
 			}
 		}
