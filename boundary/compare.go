@@ -169,14 +169,6 @@ func (d *Decider) taken(id int, vs []int64) []int64 {
 func (d *Decider) compared(name string, fn any) any {
 	v := reflect.ValueOf(fn)
 	t := v.Type()
-	in := []reflect.Type{reflect.TypeFor[int]()}
-	for i := range t.NumIn() {
-		in = append(in, t.In(i))
-	}
-	out := make([]reflect.Type, t.NumOut())
-	for i := range out {
-		out[i] = t.Out(i)
-	}
 	call := func(args []reflect.Value) []reflect.Value {
 		if t.IsVariadic() {
 			return v.CallSlice(args)
@@ -184,7 +176,7 @@ func (d *Decider) compared(name string, fn any) any {
 		return v.Call(args)
 	}
 	merging := name == "merge" || name == "mergeOverwrite" || name == "mustMerge" || name == "mustMergeOverwrite"
-	return reflect.MakeFunc(reflect.FuncOf(in, out, t.IsVariadic()), func(args []reflect.Value) []reflect.Value {
+	return reflect.MakeFunc(numbered(t, t.IsVariadic()), func(args []reflect.Value) []reflect.Value {
 		id, args := int(args[0].Int()), args[1:]
 		if !d.started || d.sub == nil {
 			return call(args)
@@ -235,6 +227,19 @@ func (d *Decider) compared(name string, fn any) any {
 // render with stand-ins that decides by its own data (the search for a culprit's, the tpl
 // guard's) answers and records as A does.
 func (d *Decider) following() bool { return d.standIns && d.replaying }
+
+// numbered is the type of a function t with the call site's number before its arguments.
+func numbered(t reflect.Type, variadic bool) reflect.Type {
+	in := []reflect.Type{reflect.TypeFor[int]()}
+	for i := range t.NumIn() {
+		in = append(in, t.In(i))
+	}
+	out := make([]reflect.Type, t.NumOut())
+	for i := range out {
+		out[i] = t.Out(i)
+	}
+	return reflect.FuncOf(in, out, variadic)
+}
 
 func truth(b bool) []int64 {
 	if b {

@@ -551,16 +551,7 @@ func (d *Decider) SplitFuncs(bounded template.FuncMap) template.FuncMap {
 // takes stand-ins for A's parts as well.
 func (d *Decider) countedSplit(fn any) any {
 	v := reflect.ValueOf(fn)
-	t := v.Type()
-	in := []reflect.Type{reflect.TypeFor[int]()}
-	for i := range t.NumIn() {
-		in = append(in, t.In(i))
-	}
-	out := make([]reflect.Type, t.NumOut())
-	for i := range out {
-		out[i] = t.Out(i)
-	}
-	return reflect.MakeFunc(reflect.FuncOf(in, out, false), func(args []reflect.Value) []reflect.Value {
+	return reflect.MakeFunc(numbered(v.Type(), false), func(args []reflect.Value) []reflect.Value {
 		res := v.Call(args[1:])
 		if (len(res) == 2 && !res[1].IsNil()) || !d.started || d.sub == nil {
 			return res // failed, or a render without a check

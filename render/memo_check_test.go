@@ -33,19 +33,29 @@ func renderData(t *testing.T, helpers, cm string, values map[string]any) (map[st
 // templates make of them.
 func renderPlatform(t *testing.T, helpers, cm string, values map[string]any) map[string]any {
 	t.Helper()
+	d, err := renderPlatformErr(t, helpers, cm, values)
+	if err != nil {
+		t.Fatalf("as the platform's values: %v", err)
+	}
+	return d
+}
+
+// renderPlatformErr is renderPlatform with the error returned.
+func renderPlatformErr(t *testing.T, helpers, cm string, values map[string]any) (map[string]any, error) {
+	t.Helper()
 	tmpls := map[string]string{"cm": cm}
 	if helpers != "" {
 		tmpls["_helpers"] = helpers
 	}
 	out, err := mustCompile(t, gatewaySpec(tmpls)).RenderGateway(input(values))
 	if err != nil {
-		t.Fatalf("as the platform's values: %v", err)
+		return nil, err
 	}
 	if len(out.Objects) == 0 {
-		return nil
+		return nil, nil
 	}
 	d, _ := out.Objects[0].Object["data"].(map[string]any)
-	return d
+	return d, nil
 }
 
 // mustRefuse renders cm as renderData does and fails the test if the check accepted it: a
