@@ -94,6 +94,13 @@ func MemoryHeld() (bytes, entries int) {
 	return bytes, entries
 }
 
+// MemoryOn reports whether the memory of B outputs may hold anything: with it off, a render
+// need not key its input (a hash of every value it reads), since nothing is looked up.
+func MemoryOn() bool {
+	_, _, max := bMemory.Held()
+	return max > 0
+}
+
 // DefaultMemory is the default bound of the structure check's memory, in bytes.
 const DefaultMemory = checkMemoryBytes
 

@@ -32,7 +32,7 @@ func (b *Blueprint) newCheck(in *Input, deadline time.Time) *boundary.Check {
 	sub := boundary.NewSubstitution(in.Tainted, words)
 	var key lru.Key
 	keyed := false
-	if sub.Total() > 0 {
+	if sub.Total() > 0 && boundary.MemoryOn() {
 		key, keyed = bInputKey(b, in, sub)
 	}
 	return boundary.NewCheck(checkEngine{b, in}, sub, in.Tainted, key, keyed, deadline)
