@@ -75,6 +75,9 @@ var splitting = map[string]bool{
 // splitPrefix starts the names RewriteDecisions gives the splitting functions.
 const splitPrefix = "gantryCounted_"
 
+// yes is what a decided if gets for true (see Funcs).
+var yes = true
+
 // DecisionFuncs are the stand-ins the template set is parsed with; each execution binds its own.
 func DecisionFuncs() template.FuncMap {
 	f := template.FuncMap{
@@ -632,9 +635,15 @@ func (d *Decider) CallFuncs(include, tpl func(string, any) (string, error)) temp
 		return ""
 	}
 	return template.FuncMap{
-		includeAt: func(id int, name string, data any) (string, error) {
+		// It panics with include's error, which text/template reports as a returned one:
+		// a second result is one more allocation at every call (reflect allocates results).
+		includeAt: func(id int, name string, data any) string {
 			d.decideInts(id, 1)
-			return include(name, data)
+			out, err := include(name, data)
+			if err != nil {
+				panic(err)
+			}
+			return out
 		},
 		tplAt: func(id int, text string, data any) (string, error) {
 			d.decideInts(id, 1)
@@ -699,7 +708,14 @@ func (d *Decider) KeyFuncs(mutating template.FuncMap) template.FuncMap {
 // Funcs binds the decision functions to d.
 func (d *Decider) Funcs() template.FuncMap {
 	return template.FuncMap{
-		decideIf: func(id int, v any) bool { return d.decide(id, v) },
+		// A pointer, not a bool: reflect allocates every result of a call that is not
+		// pointer-shaped, and an if takes a nil pointer as false and any other as true.
+		decideIf: func(id int, v any) *bool {
+			if d.decide(id, v) {
+				return &yes
+			}
+			return nil
+		},
 		decideTernary: func(id int, a, b any, v bool) any {
 			if d.decide(id, v) {
 				return a

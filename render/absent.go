@@ -51,11 +51,12 @@ var errAbsent = errors.New("no value (the key is absent or null); give it a defa
 
 // present is presentFunc: it refuses nil. Its first argument is the path as the blueprint
 // spells it: text/template's error shows it with the call, and plainChecks makes it the context.
-func present(_ string, v any) (any, error) {
+// It panics with its error, as budget.step does.
+func present(_ string, v any) any {
 	if v == nil {
-		return nil, errAbsent
+		panic(errAbsent)
 	}
-	return v, nil
+	return v
 }
 
 // requirePresent rewrites a printing action's pipeline so that the values it reads directly —

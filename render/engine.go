@@ -74,6 +74,9 @@ type Blueprint struct {
 	callsTpl bool
 	// readsRoutes is set when a template may read .Routes (see ReadsRoutes).
 	readsRoutes bool
+	// unstepped are the templates whose own step (instrument) Go counts where it runs them,
+	// in execution.run and execution.include: see unstep.
+	unstepped map[string]bool
 }
 
 // compiled is one resource template.
@@ -154,6 +157,7 @@ func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint,
 	b.callsTpl = names(b.root, "tpl")
 	b.readsRoutes = b.callsTpl || spells(b.root, "Routes")
 	boundary.RewriteDecisions(b.root)
+	b.unstepped = unstep(b.root)
 	if slices.ContainsFunc(b.all(), func(c *compiled) bool { return len(c.reads) > 0 }) {
 		sources := map[string]string{}
 		for k, v := range spec.GatewayTemplate.ResourceTemplates {
@@ -646,6 +650,11 @@ func (x *execution) include(name string, data any) (string, error) {
 		memoHits.Add(1)
 		return e.out, nil
 	}
+	if x.b.unstepped[name] && !x.strictRun {
+		if err := x.budget.stepped(); err != nil {
+			return "", err
+		}
+	}
 	mutations, calls, mark, code := x.mutations, x.mutatingCalls, x.d.Mark(), len(x.code)
 	x.depth++
 	defer func() { x.depth-- }()
@@ -1048,6 +1057,11 @@ func (x *execution) run(c *compiled) (text string, pending *Pending, err error) 
 	buf := budgetWriter{budget: &x.budget}
 	buf.buf.Grow(int(min(c.size.Load(), maxSizeHint)))
 	x.depth, x.code, x.refused = 0, x.code[:0], nil
+	if x.b.unstepped[c.field] {
+		if err := x.budget.stepped(); err != nil {
+			return "", nil, &Error{Blueprint: x.b.Name, Template: c.field, Msg: x.budget.err.msg}
+		}
+	}
 	if execErr := x.t.ExecuteTemplate(&buf, c.field, x.data); execErr != nil {
 		e, ctx := templateError(x.b.Name, c.field, execErr)
 		if x.refused != nil {

@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/Masterminds/sprig/v3"
+
+	"gantry.dev/gantry/internal/tmplwalk"
 )
 
 // Limits bound what one render may cost, so that no blueprint and no tenant value can exhaust
@@ -188,16 +190,57 @@ func (b *budget) allocate(fn string, n int) error {
 	return nil
 }
 
-// step counts one loop iteration or template call.
-func (b *budget) step() (string, error) {
+// step counts one loop iteration or template call. It panics with its error, which
+// text/template reports as the call's error as it does a returned one: a function that
+// returns an error as well costs every call one more allocation (reflect allocates each
+// result), and this one runs at every iteration.
+func (b *budget) step() string {
+	if err := b.stepped(); err != nil {
+		panic(err)
+	}
+	return ""
+}
+
+// stepped counts one loop iteration or template call, and says whether the budget is spent.
+func (b *budget) stepped() error {
 	b.steps++
 	if b.limits.MaxSteps > 0 && b.steps > b.limits.MaxSteps {
-		return "", b.fail("render budget exceeded: steps: more than %d loop iterations and template calls (--render-max-steps)", b.limits.MaxSteps)
+		return b.fail("render budget exceeded: steps: more than %d loop iterations and template calls (--render-max-steps)", b.limits.MaxSteps)
 	}
 	if b.steps&1023 == 0 {
-		return "", b.clock()
+		return b.clock()
 	}
-	return "", nil
+	return nil
+}
+
+// unstep takes the step instrument put at the start of each template out of the templates
+// that no template action names, and returns their names: those run only from Go
+// (execution.run, include), which counts their step there, before running them, as the
+// action did first thing. A call of a function is a twentieth of a small template's time
+// (text/template calls each through reflect); the step of a template that a template action
+// runs stays, as does every loop's. The strict set (strictTemplates) keeps all of its own.
+func unstep(root *template.Template) map[string]bool {
+	named := map[string]bool{}
+	for _, t := range root.Templates() {
+		if t.Tree != nil {
+			tmplwalk.Inspect(t.Tree.Root, func(n parse.Node) {
+				if tn, ok := n.(*parse.TemplateNode); ok {
+					named[tn.Name] = true
+				}
+			})
+		}
+	}
+	out := map[string]bool{}
+	for _, t := range root.Templates() {
+		if t.Tree == nil || t.Tree.Root == nil || named[t.Name()] {
+			continue
+		}
+		if l := t.Tree.Root; len(l.Nodes) > 0 && isStep(l.Nodes[0]) {
+			l.Nodes = l.Nodes[1:]
+			out[t.Name()] = true
+		}
+	}
+	return out
 }
 
 // addObjects counts the objects of one template's output.
@@ -252,7 +295,11 @@ func instrument(tree *parse.Tree) {
 			// and refuse an absent value that reaches it with nothing to handle it.
 			if p := n.Pipe; p != nil && len(p.Decl) == 0 && len(p.Cmds) > 0 && !isStep(n) && !isOut(p) {
 				path := p.String()
-				requirePresent(p)
+				// A pipeline that is one value alone ({{ .port }}) is checked by outFunc, which
+				// refuses nil with presentFunc's error and path: one call instead of two.
+				if !(len(p.Cmds) == 1 && len(p.Cmds[0].Args) == 1 && isValueNode(p.Cmds[0].Args[0])) {
+					requirePresent(p)
+				}
 				if !endsInString(p) {
 					id := parse.NewIdentifier(outFunc).SetPos(n.Pos)
 					arg := &parse.StringNode{NodeType: parse.NodeString, Pos: n.Pos, Quoted: strconv.Quote(path), Text: path}
@@ -653,16 +700,17 @@ const outFunc = "gantryOut"
 // out refuses nil, an absent value (or an explicit null) that nothing handled: printed, it
 // would be an empty string (Helm's "<no value>") where the template meant a value. path is
 // the action's pipeline, as the blueprint spells it.
-func (b *budget) out(_ string, v any) (any, error) {
+// Like step, it panics with its error.
+func (b *budget) out(_ string, v any) any {
 	if v == nil {
-		return nil, errAbsent
+		panic(errAbsent)
 	}
 	if b.limits.MaxBytes > 0 {
 		if _, ok := v.(string); !ok && sizeOf(v, b.limits.MaxBytes) > b.limits.MaxBytes {
-			return nil, b.fail("render budget exceeded: output: printing a value larger than %d bytes (--render-max-bytes)", b.limits.MaxBytes)
+			panic(b.fail("render budget exceeded: output: printing a value larger than %d bytes (--render-max-bytes)", b.limits.MaxBytes))
 		}
 	}
-	return v, nil
+	return v
 }
 
 // linear replaces the sprig functions whose cost grew with the product of their inputs with

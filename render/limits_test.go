@@ -129,6 +129,9 @@ func TestBudgetIncludeAndTpl(t *testing.T) {
 	steps := render.Limits{MaxSteps: 100000, Timeout: time.Minute}
 	budgetErr(t, `{{ define "a" }}{{ range 1000000000 }}{{ end }}{{ end }}{{ include "a" . }}`, steps, "steps")
 	budgetErr(t, `{{ tpl "{{ range 1000000000 }}{{ end }}" . }}`, steps, "steps")
+	// Include recursion that doubles at each level, with no loop: each include is a step
+	// (counted in Go since the helper's own step action is gone, see unstep).
+	budgetErr(t, `{{ define "a" }}{{ if lt (len .) 40 }}{{ include "a" (append . 1) }}{{ include "a" (append . 1) }}{{ end }}{{ end }}{{ include "a" list }}`, steps, "steps")
 	budgetErr(t, `{{ define "a" }}{{ repeat 1000000 "x" }}{{ end }}{{ range until 100 }}{{ $x := include "a" . }}{{ end }}`, render.Limits{}, "output")
 }
 
