@@ -697,7 +697,7 @@ type memoEntry struct {
 const maxMemoKey = 1024
 
 // memoKey is what include remembers an output by: the template's name for the root context;
-// for a dict of scalars and maps the root reaches, the name and the dict's entries, each
+// the name and the value for a scalar; for a dict of scalars and maps the root reaches, the name and the dict's entries, each
 // scalar with its type (63, "63" and 63.0 print differently) and each map by identity (the
 // memo is forgotten when what the root reaches changes). Other arguments are not remembered.
 //
@@ -715,43 +715,63 @@ func (x *execution) memoKey(name string, data any) (key string, root, ok bool) {
 	if isRoot(data, x.data) {
 		return name, true, true
 	}
-	m, isMap := data.(map[string]any)
-	if !isMap || m == nil || len(m) > 8 {
-		return "", false, false
-	}
 	var b strings.Builder
 	b.WriteString(name)
+	m, isMap := data.(map[string]any)
+	if !isMap {
+		// A scalar (`include "name" .name`): the body reaches nothing else, not even the
+		// root ($ is the scalar there), so the scalar is all the output depends on.
+		b.WriteString("\x00scalar\x00")
+		if !writeScalar(&b, data) || b.Len() > maxMemoKey {
+			return "", false, false
+		}
+		return b.String(), false, true
+	}
+	if m == nil || len(m) > 8 {
+		return "", false, false
+	}
 	b.WriteString("\x00dict") // never the root's key, even for an empty dict
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		b.WriteByte(0)
 		b.WriteString(strconv.Quote(k))
 		b.WriteByte('=')
 		switch v := m[k].(type) {
-		case string:
-			b.WriteString("s" + strconv.Quote(v))
-		case int:
-			b.WriteString("i" + strconv.Itoa(v))
-		case int64:
-			b.WriteString("I" + strconv.FormatInt(v, 10))
-		case float64:
-			b.WriteString("f" + strconv.FormatFloat(v, 'g', -1, 64))
-		case bool:
-			b.WriteString("b" + strconv.FormatBool(v))
-		case nil:
-			b.WriteString("n")
 		case map[string]any:
 			if v == nil || !isRoot(v, x.data) && !x.isRootMap(v) {
 				return "", false, false
 			}
 			fmt.Fprintf(&b, "p%p", v)
 		default:
-			return "", false, false
+			if !writeScalar(&b, v) {
+				return "", false, false
+			}
 		}
 		if b.Len() > maxMemoKey {
 			return "", false, false
 		}
 	}
 	return b.String(), false, true
+}
+
+// writeScalar writes v with its type, for memoKey: 63, "63" and 63.0 print differently.
+func writeScalar(b *strings.Builder, v any) bool {
+	switch v := v.(type) {
+	case string:
+		b.WriteString("s" + strconv.Quote(v))
+	case int:
+		b.WriteString("i" + strconv.Itoa(v))
+	case int64:
+		b.WriteString("I" + strconv.FormatInt(v, 10))
+	case float64:
+		b.WriteString("f" + strconv.FormatFloat(v, 'g', -1, 64))
+	case bool:
+		b.WriteString("b" + strconv.FormatBool(v))
+	case nil:
+		b.WriteString("n")
+	default:
+		return false
+	}
+	return true
 }
 
 // isRoot reports whether data is the render's root context (the same map, not a copy).

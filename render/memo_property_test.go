@@ -12,12 +12,14 @@ import (
 )
 
 // memoHelpers are helpers a memo may remember: with a dict of scalars, with the root, with a
-// conditional inside, and one that includes the others.
+// conditional inside, one that includes the others, and two given a scalar.
 const memoHelpers = `{{- define "say" }}{{ if .p }}{{ .p }}{{ else }}mode: strict{{ end }}{{ end }}
 {{- define "port" }}{{ if eq .p "http" }}80{{ else }}443{{ end }}{{ end }}
 {{- define "name" }}{{ .Values.name | default "x" }}{{ end }}
 {{- define "tier" }}{{ if eq .Values.tier "gold" }}gold{{ else }}{{ .Values.tier }}{{ end }}{{ end }}
-{{- define "nest" }}{{ include "say" . }}-{{ include "port" . }}{{ end }}`
+{{- define "nest" }}{{ include "say" . }}-{{ include "port" . }}{{ end }}
+{{- define "sayS" }}{{ if . }}{{ . }}{{ else }}mode: strict{{ end }}{{ end }}
+{{- define "portS" }}{{ if eq . "http" }}80{{ else }}443{{ end }}{{ end }}`
 
 // memoLines are the lines a case's ConfigMap data is made of; %d is the line's own key, X
 // and Y are tenant values.
@@ -38,6 +40,12 @@ var memoLines = []string{
 	`  {{- range .Values.list }}{{ $_ := include "say" (dict "p" .) }}{{ end }}`,
 	`  k%d: {{ include "say" (dict "p" (splitList "," .Values.X | first)) }}`,
 	`  k%d: {{ range splitList "," .Values.X }}{{ include "port" (dict "p" .) }}{{ end }}`,
+	`  k%d: {{ include "sayS" .Values.X }}`,
+	`  k%d: {{ include "sayS" .Values.X | quote }}`,
+	`  k%d: "{{ include "portS" .Values.X }}"`,
+	`  k%d: "{{ include "portS" "http" }}"`,
+	`  {{- range .Values.list }}{{ $_ := include "sayS" . }}{{ end }}`,
+	`  k%d: {{ range splitList "," .Values.X }}{{ include "portS" . }}{{ end }}`,
 }
 
 var memoValues = map[string][]any{
