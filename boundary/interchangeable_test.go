@@ -2,6 +2,8 @@ package boundary
 
 import (
 	"fmt"
+	"math/rand"
+	"strings"
 	"testing"
 
 	yamlv2 "go.yaml.in/yaml/v2"
@@ -60,5 +62,36 @@ func TestInterchangeableStaysAString(t *testing.T) {
 	}
 	if accepted == 0 {
 		t.Fatal("interchangeable accepted nothing: the test proves nothing")
+	}
+}
+
+// TestInertBytesIsContainsAny: inertBytes answers as strings.ContainsAny(s, notInert) does,
+// and interchangeable's lookups as searching nonStringWords and numberBytes did, for random
+// strings of ASCII, the non-ASCII runes of notInert, other runes and invalid UTF-8.
+func TestInertBytesIsContainsAny(t *testing.T) {
+	pieces := []string{"a", "0", "x", ".", ":", " ", "{", "<", "#", "\n", "\t", "\\", "é", "\u0085", "\u2028",
+		"\u2029", "\ufeff", "\u2027", "\xe2", "\x80", "\xa8", "\xc2", "\x85", "\xff", "n", "ul", "tru", "O", "~"}
+	rng := rand.New(rand.NewSource(7))
+	for range 200000 {
+		var b strings.Builder
+		for range rng.Intn(6) {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		s := b.String()
+		if got, want := inertBytes(s), !strings.ContainsAny(s, notInert); got != want {
+			t.Fatalf("inertBytes(%q) = %v, ContainsAny says %v", s, got, want)
+		}
+		wantPart := false
+		for _, w := range nonStringWords {
+			wantPart = wantPart || strings.Contains(w, s)
+		}
+		if len(s) <= maxNonStringWord && nonStringParts[s] != wantPart {
+			t.Fatalf("nonStringParts[%q] = %v, a search says %v", s, nonStringParts[s], wantPart)
+		}
+		for i := 0; i < len(s); i++ {
+			if numberByte[s[i]] != (strings.IndexByte(numberBytes, s[i]) >= 0) {
+				t.Fatalf("numberByte[%q] = %v", s[i], numberByte[s[i]])
+			}
+		}
 	}
 }

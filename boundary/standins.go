@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // inert reports whether a string put anywhere in YAML text in place of a plain word (inside a
@@ -18,8 +19,7 @@ func inert(s string) bool {
 	if s == "" {
 		return true
 	}
-	if strings.ContainsAny(s, "\n\r\u0085\u2028\u2029\ufeff{}[],&*!|>'\"%@`#\t\\"+mergeKeyChar) || strings.Contains(s, ": ") ||
-		strings.HasSuffix(s, ":") || strings.HasPrefix(s, "...") {
+	if !inertBytes(s) || strings.Contains(s, ": ") || strings.HasSuffix(s, ":") || strings.HasPrefix(s, "...") {
 		return false
 	}
 	switch s[0] {
@@ -32,6 +32,38 @@ func inert(s string) bool {
 // mergeKeyChar is not inert: see inert.
 const mergeKeyChar = "<"
 
+// notInert are the characters no inert string holds (see inert).
+const notInert = "\n\r\u0085\u2028\u2029\ufeff{}[],&*!|>'\"%@`#\t\\" + mergeKeyChar
+
+// notInertASCII marks the ASCII bytes of notInert.
+var notInertASCII = func() (t [utf8.RuneSelf]bool) {
+	for _, r := range notInert {
+		if r < utf8.RuneSelf {
+			t[r] = true
+		}
+	}
+	return t
+}()
+
+// inertBytes reports whether s holds none of notInert: strings.ContainsAny(s, notInert),
+// which decodes s rune by rune against a set with runes outside ASCII, was the largest part
+// of building a render's stand-ins. A byte of ASCII is looked up; the other runes of notInert
+// are looked for as their UTF-8 bytes, which occur in s only as those runes (a lead byte is
+// never inside another rune's encoding). TestInertBytesIsContainsAny holds it to ContainsAny.
+func inertBytes(s string) bool {
+	other := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			other = true
+		} else if notInertASCII[c] {
+			return false
+		}
+	}
+	return !other || !strings.Contains(s, "\u0085") && !strings.Contains(s, "\u2028") &&
+		!strings.Contains(s, "\u2029") && !strings.Contains(s, "\ufeff")
+}
+
 // interchangeable reports whether a tenant string and its placeholder give text of one
 // structure and one type wherever they stand: s is inert, and any plain scalar holding s reads
 // as a string, as the placeholder's does: s is no part of a word YAML 1.1 reads as a bool, a
@@ -42,20 +74,39 @@ func interchangeable(s string) bool {
 	if !inert(s) {
 		return false
 	}
-	if len(s) <= maxNonStringWord {
-		for _, w := range nonStringWords {
-			if strings.Contains(w, s) {
-				return false
-			}
-		}
+	if len(s) <= maxNonStringWord && nonStringParts[s] {
+		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if strings.IndexByte(numberBytes, s[i]) < 0 {
+		if !numberByte[s[i]] {
 			return true
 		}
 	}
 	return false
 }
+
+// nonStringParts are the substrings of nonStringWords, and numberByte marks numberBytes:
+// lookups in place of a search through each (interchangeable runs for every tenant string of
+// every render).
+var (
+	nonStringParts = func() map[string]bool {
+		m := map[string]bool{"": true}
+		for _, w := range nonStringWords {
+			for i := range len(w) {
+				for j := i + 1; j <= len(w); j++ {
+					m[w[i:j]] = true
+				}
+			}
+		}
+		return m
+	}()
+	numberByte = func() (t [256]bool) {
+		for i := 0; i < len(numberBytes); i++ {
+			t[numberBytes[i]] = true
+		}
+		return t
+	}()
+)
 
 // numberBytes are the bytes of the numbers yaml/v2 reads (any base, underscores, floats with
 // exponents) and of timestamps.
