@@ -157,7 +157,12 @@ func Compile(name string, spec *v1alpha1.GatewayClassBlueprintSpec) (*Blueprint,
 	b.callsTpl = names(b.root, "tpl")
 	b.readsRoutes = b.callsTpl || spells(b.root, "Routes")
 	boundary.RewriteDecisions(b.root)
-	b.unstepped = unstep(b.root)
+	if !b.callsTpl {
+		// A tpl text's template action could run a template that no action of the
+		// blueprint names: such blueprints keep every template's own step (a review's
+		// case: thousands of helper calls from one tpl call, none counted).
+		b.unstepped = unstep(b.root)
+	}
 	if slices.ContainsFunc(b.all(), func(c *compiled) bool { return len(c.reads) > 0 }) {
 		sources := map[string]string{}
 		for k, v := range spec.GatewayTemplate.ResourceTemplates {
@@ -449,6 +454,8 @@ type execution struct {
 	placeholders bool
 	data         map[string]any
 	depth        int
+	// peak is the deepest include call of the running include's body (see include).
+	peak int
 	// memo holds include outputs for the root context and small dicts (see memoKey);
 	// mutations counts calls of functions that change what the root reaches, which
 	// invalidate it.
@@ -646,10 +653,19 @@ func (x *execution) include(name string, data any) (string, error) {
 	if x.depth >= maxIncludeDepth {
 		return "", &depthError{fmt.Sprintf("include %q: nested more than %d deep (does it include itself?)", name, maxIncludeDepth)}
 	}
-	if e, ok := x.memo[key]; ok && remember && x.d.Apply(e.decided) {
+	x.peak = max(x.peak, x.depth)
+	// A remembered output is taken only where running its body would pass the depth limit
+	// too, and it spends the steps the body spent: the memo changes no verdict of a budget
+	// (a review's cases: a helper remembered shallow, then called 62 deep).
+	if e, ok := x.memo[key]; ok && remember && x.depth+e.deeper < maxIncludeDepth && x.d.Apply(e.decided) {
+		if err := x.budget.stepsBy(e.steps); err != nil {
+			return "", err
+		}
 		memoHits.Add(1)
 		return e.out, nil
 	}
+	steps, peak := x.budget.steps, x.peak
+	x.peak = x.depth
 	if x.b.unstepped[name] && !x.strictRun {
 		if err := x.budget.stepped(); err != nil {
 			return "", err
@@ -657,9 +673,12 @@ func (x *execution) include(name string, data any) (string, error) {
 	}
 	mutations, calls, mark, code := x.mutations, x.mutatingCalls, x.d.Mark(), len(x.code)
 	x.depth++
-	defer func() { x.depth-- }()
 	buf := budgetWriter{budget: &x.budget}
-	if err := x.t.ExecuteTemplate(&buf, name, data); err != nil {
+	err := x.t.ExecuteTemplate(&buf, name, data)
+	x.depth--
+	deeper := x.peak - x.depth // how much deeper than this call the body's includes were
+	x.peak = max(peak, x.peak)
+	if err != nil {
 		return "", nestedTooDeep(err)
 	}
 	// With the root context, a change the root does not reach made inside is the include's
@@ -674,7 +693,7 @@ func (x *execution) include(name string, data any) (string, error) {
 		if x.memo == nil {
 			x.memo = map[string]memoEntry{}
 		}
-		x.memo[key] = memoEntry{out: buf.buf.String(), decided: x.d.Since(mark)}
+		x.memo[key] = memoEntry{out: buf.buf.String(), decided: x.d.Since(mark), steps: x.budget.steps - steps, deeper: deeper}
 	}
 	return buf.buf.String(), nil
 }
@@ -691,6 +710,9 @@ var (
 type memoEntry struct {
 	out     string
 	decided []int64
+	// steps are the budget's steps the body took; deeper is how much deeper than the call
+	// its includes went (see include).
+	steps, deeper int
 }
 
 // maxMemoKey bounds the key of a remembered include with a dict argument.
@@ -712,10 +734,14 @@ const maxMemoKey = 1024
 // on a tenant value (TestMemoOfATenantValueEqualToAPlatformOne); TestIncludeMemoChangesNothing
 // holds every verdict to the one without the memo.
 func (x *execution) memoKey(name string, data any) (key string, root, ok bool) {
+	// Every key starts with the name's length: a name may hold any byte, NUL too, and
+	// must not run into what follows it (a review's case).
 	if isRoot(data, x.data) {
-		return name, true, true
+		return strconv.Itoa(len(name)) + ":" + name, true, true
 	}
 	var b strings.Builder
+	b.WriteString(strconv.Itoa(len(name)))
+	b.WriteByte(':')
 	b.WriteString(name)
 	m, isMap := data.(map[string]any)
 	if !isMap {
@@ -1076,7 +1102,7 @@ func (x *execution) run(c *compiled) (text string, pending *Pending, err error) 
 	}
 	buf := budgetWriter{budget: &x.budget}
 	buf.buf.Grow(int(min(c.size.Load(), maxSizeHint)))
-	x.depth, x.code, x.refused = 0, x.code[:0], nil
+	x.depth, x.peak, x.code, x.refused = 0, 0, x.code[:0], nil
 	if x.b.unstepped[c.field] {
 		if err := x.budget.stepped(); err != nil {
 			return "", nil, &Error{Blueprint: x.b.Name, Template: c.field, Msg: x.budget.err.msg}

@@ -202,12 +202,17 @@ func (b *budget) step() string {
 }
 
 // stepped counts one loop iteration or template call, and says whether the budget is spent.
-func (b *budget) stepped() error {
-	b.steps++
+func (b *budget) stepped() error { return b.stepsBy(1) }
+
+// stepsBy counts n steps (a remembered include's body's, execution.include) and reads the
+// clock once every 1,024.
+func (b *budget) stepsBy(n int) error {
+	before := b.steps
+	b.steps += n
 	if b.limits.MaxSteps > 0 && b.steps > b.limits.MaxSteps {
 		return b.fail("render budget exceeded: steps: more than %d loop iterations and template calls (--render-max-steps)", b.limits.MaxSteps)
 	}
-	if b.steps&1023 == 0 {
+	if before>>10 != b.steps>>10 {
 		return b.clock()
 	}
 	return nil
