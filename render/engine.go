@@ -734,14 +734,16 @@ const maxMemoKey = 1024
 // on a tenant value (TestMemoOfATenantValueEqualToAPlatformOne); TestIncludeMemoChangesNothing
 // holds every verdict to the one without the memo.
 func (x *execution) memoKey(name string, data any) (key string, root, ok bool) {
-	// Every key starts with the name's length: a name may hold any byte, NUL too, and
-	// must not run into what follows it (a review's case).
+	// The name ends at the key's first NUL: a name holding one (a template may be named
+	// so) would run into the scalar or dict part of another's key (a review's case), and
+	// such an include is not remembered.
+	if strings.IndexByte(name, 0) >= 0 {
+		return "", false, false
+	}
 	if isRoot(data, x.data) {
-		return strconv.Itoa(len(name)) + ":" + name, true, true
+		return name, true, true
 	}
 	var b strings.Builder
-	b.WriteString(strconv.Itoa(len(name)))
-	b.WriteByte(':')
 	b.WriteString(name)
 	m, isMap := data.(map[string]any)
 	if !isMap {

@@ -65,7 +65,7 @@ func TestReview9NestedDepth(t *testing.T) {
 // the output remembered for `include "a" "x"`, "x" instead of "secret". Platform-written
 // names only (a tenant-chosen include name is a stand-in in B, and refused), so an output the
 // memo changed, not an injection; the dict key (name + "\x00dict...") collided the same way
-// before. Every key starts with the name's length now.
+// before. An include of a template whose name holds NUL is not remembered now.
 func TestReview9NameKeyCollision(t *testing.T) {
 	helpers := "{{- define \"a\" }}{{ . }}{{ end }}\n{{- define \"a\\x00scalar\\x00s\\\"x\\\"\" }}secret{{ end }}"
 	cm := rvHead + "  a: {{ include \"a\" \"x\" | quote }}\n  b: {{ include \"a\\x00scalar\\x00s\\\"x\\\"\" $ | quote }}\n"
