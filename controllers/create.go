@@ -74,22 +74,6 @@ const rollbackTimeout = 10 * time.Second
 // path finds out whose.
 var errNameTaken = errors.New("a name of the unit is taken")
 
-// createOne creates o, strictly as an apply is (a create otherwise drops a field the schema
-// does not know, a blueprint's typo, with only a warning), and leaves in o the API server's
-// answer: its metadata over what was sent (metadataCreator), or the whole object where the
-// reconciler has no metadata creator.
-func (r *GatewayReconciler) createOne(ctx context.Context, o *unstructured.Unstructured) error {
-	if r.creator == nil {
-		return r.Client.Create(ctx, o, client.FieldOwner(FieldManager), client.FieldValidation(metav1.FieldValidationStrict))
-	}
-	a, err := r.creator.create(ctx, o)
-	if err != nil {
-		return err
-	}
-	answered(o, a)
-	return nil
-}
-
 // createUnit creates objs, all of which the cache does not hold, at once. On any failure the
 // objects it created are deleted again; a taken name returns errNameTaken (after that
 // rollback), any other failure the API server's refusals. objs are changed only when all were
@@ -104,7 +88,9 @@ func (r *GatewayReconciler) createUnit(ctx context.Context, objs []*unstructured
 		wg.Go(func() {
 			c := o.DeepCopy()
 			done := r.tracker.writing(ctx, c)
-			if err := r.createOne(ctx, c); err != nil {
+			// Strict, as an apply is: a create otherwise drops a field the schema does not
+			// know (a blueprint's typo) with only a warning.
+			if err := r.Client.Create(ctx, c, client.FieldOwner(FieldManager), client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
 				done(nil)
 				errs[i] = err
 				return
@@ -123,8 +109,8 @@ func (r *GatewayReconciler) createUnit(ctx context.Context, objs []*unstructured
 		keys := make([]objectKey, len(created))
 		for i, c := range created {
 			keys[i] = keyOf(c)
-			// The API server's answer (createOne), as an apply leaves it in its object: what
-			// the Gateway's status says of the object's health is computed from it.
+			// The API server's answer, as an apply leaves it in its object: what the Gateway's
+			// status says of the object's health is computed from it, not from what was sent.
 			objs[i].Object = c.Object
 		}
 		return keys, nil

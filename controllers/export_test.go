@@ -2,11 +2,7 @@ package controllers
 
 import (
 	"context"
-	"net/http"
 	"time"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/rest"
 
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -23,22 +19,3 @@ func NewPolicyReconcilerForTest(c client.Client, kind string, interval time.Dura
 
 // NewRESTMapper is the manager's RESTMapper, for tests of it on the suite's API server.
 var NewRESTMapper = newRESTMapper
-
-// MetadataCreateForTest creates o as createUnit does (metadataCreator) and returns the
-// answer's metadata put over o.
-func MetadataCreateForTest(ctx context.Context, cfg *rest.Config, httpClient *http.Client, o *unstructured.Unstructured) error {
-	mapper, err := newRESTMapper(cfg, httpClient)
-	if err != nil {
-		return err
-	}
-	m, err := newMetadataCreator(cfg, httpClient, NewScheme(), mapper)
-	if err != nil {
-		return err
-	}
-	a, err := m.create(ctx, o)
-	if err != nil {
-		return err
-	}
-	answered(o, a)
-	return nil
-}

@@ -77,8 +77,6 @@ type GatewayReconciler struct {
 	accepted contributions
 	// careful holds the units whose last create was refused (create.go).
 	careful careful
-	// creator creates objects with a metadata answer (metacreate.go); nil: Client.Create.
-	creator *metadataCreator
 }
 
 // contributions is GatewayReconciler.accepted.

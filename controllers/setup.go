@@ -116,9 +116,6 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 	}
 	gr.listenerSets = listenerSets
 	gr.routeKinds = kinds
-	if gr.creator, err = newMetadataCreator(mgr.GetConfig(), mgr.GetHTTPClient(), mgr.GetScheme(), mgr.GetRESTMapper()); err != nil {
-		return fmt.Errorf("the client that creates rendered objects: %w", err)
-	}
 	if opts.Webhooks {
 		if err := setupWebhooks(mgr, gr); err != nil {
 			return fmt.Errorf("admission webhooks: %w", err)
