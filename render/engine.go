@@ -719,8 +719,8 @@ type memoEntry struct {
 const maxMemoKey = 1024
 
 // memoKey is what include remembers an output by: the template's name for the root context;
-// the name and the value for a scalar; for a dict of scalars and maps the root reaches, the name and the dict's entries, each
-// scalar with its type (63, "63" and 63.0 print differently) and each map by identity (the
+// the name and the value for a scalar; for a dict of scalars and maps the root reaches, the
+// name and the dict's entries, each scalar with its type (63, "63" and 63.0 print differently) and each map by identity (the
 // memo is forgotten when what the root reaches changes). Other arguments are not remembered.
 //
 // The structure check's render B replays A's decisions in A's order, and B sees stand-ins
@@ -785,15 +785,20 @@ func (x *execution) memoKey(name string, data any) (key string, root, ok bool) {
 func writeScalar(b *strings.Builder, v any) bool {
 	switch v := v.(type) {
 	case string:
-		b.WriteString("s" + strconv.Quote(v))
+		b.WriteByte('s')
+		b.WriteString(strconv.Quote(v))
 	case int:
-		b.WriteString("i" + strconv.Itoa(v))
+		b.WriteByte('i')
+		b.WriteString(strconv.Itoa(v))
 	case int64:
-		b.WriteString("I" + strconv.FormatInt(v, 10))
+		b.WriteByte('I')
+		b.WriteString(strconv.FormatInt(v, 10))
 	case float64:
-		b.WriteString("f" + strconv.FormatFloat(v, 'g', -1, 64))
+		b.WriteByte('f')
+		b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
 	case bool:
-		b.WriteString("b" + strconv.FormatBool(v))
+		b.WriteByte('b')
+		b.WriteString(strconv.FormatBool(v))
 	case nil:
 		b.WriteString("n")
 	default:
