@@ -17,5 +17,17 @@ func NewPolicyReconcilerForTest(c client.Client, kind string, interval time.Dura
 	return pr, pr.board.attempted
 }
 
+// AgeWaitsForTest makes every wait of a PolicyReconciler from NewPolicyReconcilerForTest older
+// than waitForAtMost, as if that much time had passed since each began.
+func AgeWaitsForTest(r reconcile.Reconciler) {
+	pr := r.(*PolicyReconciler)
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	for k, w := range pr.waiting {
+		w.until = time.Now().Add(-time.Second)
+		pr.waiting[k] = w
+	}
+}
+
 // NewRESTMapper is the manager's RESTMapper, for tests of it on the suite's API server.
 var NewRESTMapper = newRESTMapper

@@ -59,13 +59,27 @@ type PolicyReconciler struct {
 	reaches func(context.Context, client.Object) []reconcile.Request
 	// routeKinds are the route kinds beside HTTPRoute the API server serves.
 	routeKinds []routeKind
-	mu         sync.Mutex
+	// controllerNamespace is where a GatewayClassConfig targeting a class reaches every
+	// Gateway of it, not only those in its own namespace (see reachesDirectly).
+	controllerNamespace string
+	mu                  sync.Mutex
 	// lastLook is when a policy was last looked at (its status computed, and written if it
 	// changed, or found not ready to be), and how many Gateways its outcomes reached then.
 	lastLook map[types.NamespacedName]look
 	// waiting is, by policy, the Gateway its last look waited for (see waitingFor).
-	waiting      map[types.NamespacedName]waitingFor
+	waiting map[types.NamespacedName]waitingFor
+	// refused is, by policy, valuesRefused's answer for one generation of it: a look at a
+	// policy reaching many Gateways comes once a MinInterval all through a convergence, and
+	// deciding again each time whether its values keep the bounds decoded them every time.
+	refused      map[types.NamespacedName]refusal
 	statusWrites statusWrites
+}
+
+// refusal is valuesRefused's answer for one generation of a policy.
+type refusal struct {
+	uid        types.UID
+	generation int64
+	why        string
 }
 
 func (r *PolicyReconciler) newObject() policyObject {
@@ -84,18 +98,22 @@ type policyObject interface {
 // Enforced conditions, or one for its target when that is missing or not allowed.
 func (r *PolicyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	defer observe(strings.ToLower(r.Kind), time.Now())
+	// The wait comes first: most notices of a policy that many Gateways reach arrive inside
+	// its interval, and the policy need not be read for them. One deleted meanwhile is found
+	// when the wait is over.
+	if wait := r.wait(req.NamespacedName); wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
 	p := r.newObject()
 	if err := r.Client.Get(ctx, req.NamespacedName, p); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.mu.Lock()
 			delete(r.lastLook, req.NamespacedName)
 			delete(r.waiting, req.NamespacedName)
+			delete(r.refused, req.NamespacedName)
 			r.mu.Unlock()
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if wait := r.wait(req.NamespacedName); wait > 0 {
-		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	ancestors, err := r.ancestors(ctx, p)
 	if errors.Is(err, errNotReported) {
@@ -200,33 +218,41 @@ func (r *PolicyReconciler) wait(key types.NamespacedName) time.Duration {
 // was 11% of the controller's CPU in the harness's N=10,000 run). The cache lists in no set
 // order, so the Gateway waited for is about a random one of those the queue has not reached;
 // by the time it has, about half of them have been reconciled too: about ln N full lists in a
-// convergence, and one more each waitForAtMost.
+// convergence.
 type waitingFor struct {
 	gw types.NamespacedName
 	// uid and generation are the policy's when the Gateway was found: a policy re-created
 	// under its name, or changed, looks again.
 	uid        types.UID
 	generation int64
-	// until bounds the wait on one Gateway: it may have left the policy's reach without
-	// reporting (a route between them deleted, say), and only a full look sees that.
-	until time.Time
+	// direct: the policy reached the Gateway by the Gateway's own fields (reachesDirectly),
+	// and each look checks that it still does. Otherwise (a route between them) only a full
+	// look sees the Gateway leave the policy's reach, and until bounds the wait: one full look
+	// each waitForAtMost. Bounding every wait so made the looks at a namespace's policies
+	// grow as N² again: a full list of the namespace's Gateways every 30 s of a convergence
+	// whose length grows with N (docs/performance.md, fifteenth session).
+	direct bool
+	until  time.Time
 }
 
-// waitForAtMost is how long looks trust a waitingFor.
+// waitForAtMost is how long looks trust a waitingFor that is not direct.
 const waitForAtMost = 30 * time.Second
 
-func (r *PolicyReconciler) waitFor(p client.Object, gw types.NamespacedName) {
+func (r *PolicyReconciler) waitFor(p policyObject, gw *gwv1.Gateway) {
+	w := waitingFor{gw: client.ObjectKeyFromObject(gw), uid: p.GetUID(), generation: p.GetGeneration(),
+		direct: reachesDirectly(p, gw, r.controllerNamespace), until: time.Now().Add(waitForAtMost)}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.waiting == nil {
 		r.waiting = map[types.NamespacedName]waitingFor{}
 	}
-	r.waiting[client.ObjectKeyFromObject(p)] = waitingFor{gw: gw, uid: p.GetUID(), generation: p.GetGeneration(), until: time.Now().Add(waitForAtMost)}
+	r.waiting[client.ObjectKeyFromObject(p)] = w
 }
 
 // stillWaiting returns the Gateway the policy's last look found unreported, if it still exists
-// and has still not reported, and the policy is the same object at the same generation.
-func (r *PolicyReconciler) stillWaiting(ctx context.Context, p client.Object) (types.NamespacedName, bool) {
+// and has still not reported, the policy is the same object at the same generation, and it
+// still reaches the Gateway (direct) or the wait is younger than waitForAtMost.
+func (r *PolicyReconciler) stillWaiting(ctx context.Context, p policyObject) (types.NamespacedName, bool) {
 	key := client.ObjectKeyFromObject(p)
 	r.mu.Lock()
 	w, ok := r.waiting[key]
@@ -234,7 +260,12 @@ func (r *PolicyReconciler) stillWaiting(ctx context.Context, p client.Object) (t
 	if !ok {
 		return types.NamespacedName{}, false
 	}
-	if w.uid != p.GetUID() || w.generation != p.GetGeneration() || time.Now().After(w.until) || r.board.known(w.gw) || !r.exists(ctx, w.gw) {
+	still := w.uid == p.GetUID() && w.generation == p.GetGeneration() && (w.direct || time.Now().Before(w.until)) && !r.board.known(w.gw)
+	if still {
+		gw, err := r.gateway(ctx, w.gw)
+		still = err != nil || gw != nil && (!w.direct || reachesDirectly(p, gw, r.controllerNamespace))
+	}
+	if !still {
 		r.mu.Lock()
 		delete(r.waiting, key)
 		r.mu.Unlock()
@@ -243,11 +274,47 @@ func (r *PolicyReconciler) stillWaiting(ctx context.Context, p client.Object) (t
 	return w.gw, true
 }
 
-// exists reports whether a Gateway may still report: one that does not exist never will (a
-// route's parentRef naming no Gateway, or one deleted before it reported). An error reading it
-// counts as existing: waiting is the safe side.
-func (r *PolicyReconciler) exists(ctx context.Context, gw types.NamespacedName) bool {
-	return !apierrors.IsNotFound(r.Client.Get(ctx, gw, &gwv1.Gateway{}))
+// gateway reads a Gateway the policy may reach: nil when it does not exist, for one that does
+// not exist never reports (a route's parentRef naming no Gateway, or one deleted before it
+// reported). An error reading it is returned with a Gateway of that name: waiting is the safe
+// side.
+func (r *PolicyReconciler) gateway(ctx context.Context, key types.NamespacedName) (*gwv1.Gateway, error) {
+	gw := &gwv1.Gateway{}
+	err := r.Client.Get(ctx, key, gw)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		gw.Namespace, gw.Name = key.Namespace, key.Name
+	}
+	return gw, err
+}
+
+// reachesDirectly reports whether a policy reaches a Gateway by what the two objects say
+// alone, as mapper.policyGateways lists it and precedence.Applies places it: the Gateway is the
+// policy's target, of its target class, in its target namespace, or names it in
+// spec.infrastructure.parametersRef. False is "not known this way": a Gateway reached through
+// a route is only found by listing.
+func reachesDirectly(p policyObject, gw *gwv1.Gateway, controllerNamespace string) bool {
+	ref, ns := p.GetTargetRef(), p.GetNamespace()
+	_, gc := p.(*v1alpha1.GatewayConfig)
+	if gc && gw.Namespace == ns {
+		if pr := desired.ParametersRef(gw); pr != nil && string(pr.Group) == v1alpha1.GroupName && pr.Kind == "GatewayConfig" && pr.Name == p.GetName() {
+			return true
+		}
+	}
+	if ref.Namespace != nil && string(*ref.Namespace) != ns {
+		return false // refused: the policy reaches nothing through its target
+	}
+	switch {
+	case ref.Group == "" && ref.Kind == "Namespace":
+		return string(ref.Name) == ns && gw.Namespace == ns
+	case ref.Group == gwv1.GroupName && ref.Kind == "GatewayClass" && !gc:
+		return string(gw.Spec.GatewayClassName) == string(ref.Name) && (ns == controllerNamespace || gw.Namespace == ns)
+	case ref.Group == gwv1.GroupName && ref.Kind == "Gateway" && gc:
+		return gw.Namespace == ns && gw.Name == string(ref.Name)
+	}
+	return false
 }
 
 func (r *PolicyReconciler) ancestors(ctx context.Context, p policyObject) ([]gwv1.PolicyAncestorStatus, error) {
@@ -275,8 +342,8 @@ func (r *PolicyReconciler) ancestors(ctx context.Context, p policyObject) ([]gwv
 		problem = one(metav1.ConditionFalse, gwv1.PolicyReasonInvalid, fmt.Sprintf("spec.targetRef.namespace is %s, but a policy can only target objects in its own namespace (%s)", *ref.Namespace, p.GetNamespace()))
 	case ref.Kind == "Namespace" && string(ref.Name) != p.GetNamespace():
 		problem = one(metav1.ConditionFalse, gwv1.PolicyReasonInvalid, fmt.Sprintf("a policy can only target its own namespace (%s), not %s", p.GetNamespace(), ref.Name))
-	case valuesRefused(p) != "":
-		problem = one(metav1.ConditionFalse, gwv1.PolicyReasonInvalid, valuesRefused(p))
+	case r.valuesRefused(p) != "":
+		problem = one(metav1.ConditionFalse, gwv1.PolicyReasonInvalid, r.valuesRefused(p))
 	default:
 		exists, err := r.targetExists(ctx, p.GetNamespace(), ref)
 		if err != nil {
@@ -298,12 +365,14 @@ func (r *PolicyReconciler) ancestors(ctx context.Context, p policyObject) ([]gwv
 		if gw, ok := r.stillWaiting(ctx, p); ok && !skip(gw) {
 			return nil, errNotReported
 		}
-		for _, gw := range r.reaches(ctx, p) {
-			if skip(gw.NamespacedName) || r.board.known(gw.NamespacedName) || !r.exists(ctx, gw.NamespacedName) {
+		for _, req := range r.reaches(ctx, p) {
+			if skip(req.NamespacedName) || r.board.known(req.NamespacedName) {
 				continue
 			}
-			r.waitFor(p, gw.NamespacedName)
-			return nil, errNotReported
+			if gw, _ := r.gateway(ctx, req.NamespacedName); gw != nil {
+				r.waitFor(p, gw)
+				return nil, errNotReported
+			}
 		}
 	}
 	self := precedence.Ref{Kind: r.Kind, Namespace: p.GetNamespace(), Name: p.GetName()}
@@ -501,6 +570,25 @@ func findAncestor(as []gwv1.PolicyAncestorStatus, ref gwv1.ParentReference) *gwv
 		}
 	}
 	return nil
+}
+
+// valuesRefused is valuesRefused(p), remembered for the policy's generation.
+func (r *PolicyReconciler) valuesRefused(p policyObject) string {
+	key := client.ObjectKeyFromObject(p)
+	r.mu.Lock()
+	got, ok := r.refused[key]
+	r.mu.Unlock()
+	if ok && got.uid == p.GetUID() && got.generation == p.GetGeneration() {
+		return got.why
+	}
+	why := valuesRefused(p)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.refused == nil {
+		r.refused = map[types.NamespacedName]refusal{}
+	}
+	r.refused[key] = refusal{uid: p.GetUID(), generation: p.GetGeneration(), why: why}
+	return why
 }
 
 // valuesRefused says why the policy's values are past the bounds every policy must keep

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -160,4 +161,85 @@ func TestPolicyWaitsOnOneGateway(t *testing.T) {
 	reached = append(reached, types.NamespacedName{Namespace: ns, Name: "never-created"})
 	mu.Unlock()
 	want("a Gateway that does not exist", 5, true)
+}
+
+// TestPolicyWaitOnADirectlyReachedGatewayLasts: a wait on a Gateway the policy reaches by the
+// Gateway's own fields (its class, namespace or name) lasts while it still does, however long
+// the Gateway takes to report; each look checks that. A wait bounded in time made every
+// namespace's policy list the namespace's Gateways again each 30 s of a first convergence,
+// whose length grows with N: CPU per Gateway that grew with N. A wait on a Gateway reached
+// another way (a route between them) stays bounded, for only a list sees it leave.
+func TestPolicyWaitOnADirectlyReachedGatewayLasts(t *testing.T) {
+	ns := namespace(t, nil)
+	// Another controller's classes: the suite's controller leaves these Gateways alone.
+	one, two := ns+"-one", ns+"-two"
+	for _, name := range []string{one, two} {
+		class := &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: gwv1.GatewayClassSpec{ControllerName: "example.com/other"}}
+		create(t, class)
+		t.Cleanup(func() { _ = k8s.Delete(context.Background(), class) })
+	}
+	p := gatewayClassConfig(ns, "waits-long", "GatewayClass", one, `{"replicas": 2}`, "")
+	a, b := gateway(ns, "a", one), gateway(ns, "b", one)
+	other := namespace(t, nil)
+	viaRoute := gateway(other, "via-route", one) // not of the policy's namespace
+	create(t, p, a, b, viaRoute)
+	var lists atomic.Int32
+	var mu sync.Mutex
+	reached := []types.NamespacedName{client.ObjectKeyFromObject(a), client.ObjectKeyFromObject(b)}
+	reaches := func(context.Context, client.Object) []reconcile.Request {
+		lists.Add(1)
+		mu.Lock()
+		defer mu.Unlock()
+		var out []reconcile.Request
+		for _, k := range reached {
+			out = append(out, reconcile.Request{NamespacedName: k})
+		}
+		return out
+	}
+	const interval = 50 * time.Millisecond
+	r, report := controllers.NewPolicyReconcilerForTest(k8s, precedence.KindGatewayClassConfig, interval, reaches)
+	req := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(p)}
+	want := func(phase string, wantLists int32) {
+		t.Helper()
+		time.Sleep(interval)
+		res, err := r.Reconcile(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := lists.Load(); n != wantLists || res.RequeueAfter == 0 {
+			t.Errorf("%s: %d lists, decided %v; want %d lists, not decided", phase, n, res.RequeueAfter == 0, wantLists)
+		}
+	}
+	want("first look", 1) // waits on a
+	controllers.AgeWaitsForTest(r)
+	want("a reached by its class, past the bound", 1)
+	// a moves to another class: the policy no longer reaches it, and the next look lists.
+	latest := &gwv1.Gateway{}
+	if err := k8s.Get(t.Context(), client.ObjectKeyFromObject(a), latest); err != nil {
+		t.Fatal(err)
+	}
+	latest.Spec.GatewayClassName = gwv1.ObjectName(two)
+	if err := k8s.Update(t.Context(), latest); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	reached = reached[1:]
+	mu.Unlock()
+	if err := wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		gw := &gwv1.Gateway{}
+		return k8s.Get(ctx, client.ObjectKeyFromObject(a), gw) == nil && string(gw.Spec.GatewayClassName) == two, nil
+	}); err != nil {
+		t.Fatalf("Gateway a's class not seen changed: %v", err)
+	}
+	want("a left the class", 2) // waits on b
+	report(client.ObjectKeyFromObject(b))
+	// Only through a route does the policy reach via-route (the injected reach says so; its
+	// namespace is not the policy's): that wait is bounded.
+	mu.Lock()
+	reached = append(reached, client.ObjectKeyFromObject(viaRoute))
+	mu.Unlock()
+	want("b reported, via-route not", 3)
+	want("via-route within the bound", 3)
+	controllers.AgeWaitsForTest(r)
+	want("via-route past the bound", 4)
 }

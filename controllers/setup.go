@@ -251,7 +251,7 @@ func Setup(ctx context.Context, mgr manager.Manager, opts Options) error {
 		{precedence.KindGatewayClassConfig, &v1alpha1.GatewayClassConfig{}, gccEvents},
 		{precedence.KindGatewayConfig, &v1alpha1.GatewayConfig{}, gcEvents},
 	} {
-		pr := &PolicyReconciler{Client: mgr.GetClient(), Kind: p.kind, MinInterval: opts.PolicyStatusInterval, board: b, reaches: m.policyGateways, routeKinds: kinds}
+		pr := &PolicyReconciler{Client: mgr.GetClient(), Kind: p.kind, MinInterval: opts.PolicyStatusInterval, board: b, reaches: m.policyGateways, routeKinds: kinds, controllerNamespace: opts.ControllerNamespace}
 		bld := ctrl.NewControllerManagedBy(mgr).
 			Named(p.kind).
 			For(p.obj, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
