@@ -92,19 +92,8 @@ func TestPolicyWaitsOnOneGateway(t *testing.T) {
 	p := gatewayClassConfig(ns, "waits", "Namespace", ns, `{"replicas": 2}`, "")
 	a, b := gateway(ns, "a", "no-such-class"), gateway(ns, "b", "no-such-class")
 	create(t, p, a, b)
-	var lists atomic.Int32
-	var mu sync.Mutex
-	reached := []types.NamespacedName{client.ObjectKeyFromObject(a), client.ObjectKeyFromObject(b)}
-	reaches := func(context.Context, client.Object) []reconcile.Request {
-		lists.Add(1)
-		mu.Lock()
-		defer mu.Unlock()
-		var out []reconcile.Request
-		for _, k := range reached {
-			out = append(out, reconcile.Request{NamespacedName: k})
-		}
-		return out
-	}
+	reach := newListedReach(a, b)
+	reaches, lists := reach.list, &reach.lists
 	const interval = 50 * time.Millisecond
 	r, report := controllers.NewPolicyReconcilerForTest(k8s, precedence.KindGatewayClassConfig, interval, reaches)
 	req := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(p)}
@@ -146,9 +135,7 @@ func TestPolicyWaitsOnOneGateway(t *testing.T) {
 	if err := k8s.Delete(t.Context(), b); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	reached = reached[:1]
-	mu.Unlock()
+	reach.set(client.ObjectKeyFromObject(a))
 	if err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(b), &gwv1.Gateway{})), nil
 	}); err != nil {
@@ -157,9 +144,7 @@ func TestPolicyWaitsOnOneGateway(t *testing.T) {
 	want("b deleted", 4, true)
 	// A Gateway that never existed (a route's parentRef can name one) never reports: the
 	// policy does not wait for it.
-	mu.Lock()
-	reached = append(reached, types.NamespacedName{Namespace: ns, Name: "never-created"})
-	mu.Unlock()
+	reach.set(client.ObjectKeyFromObject(a), types.NamespacedName{Namespace: ns, Name: "never-created"})
 	want("a Gateway that does not exist", 5, true)
 }
 
@@ -183,19 +168,8 @@ func TestPolicyWaitOnADirectlyReachedGatewayLasts(t *testing.T) {
 	other := namespace(t, nil)
 	viaRoute := gateway(other, "via-route", one) // not of the policy's namespace
 	create(t, p, a, b, viaRoute)
-	var lists atomic.Int32
-	var mu sync.Mutex
-	reached := []types.NamespacedName{client.ObjectKeyFromObject(a), client.ObjectKeyFromObject(b)}
-	reaches := func(context.Context, client.Object) []reconcile.Request {
-		lists.Add(1)
-		mu.Lock()
-		defer mu.Unlock()
-		var out []reconcile.Request
-		for _, k := range reached {
-			out = append(out, reconcile.Request{NamespacedName: k})
-		}
-		return out
-	}
+	reach := newListedReach(a, b)
+	reaches, lists := reach.list, &reach.lists
 	const interval = 50 * time.Millisecond
 	r, report := controllers.NewPolicyReconcilerForTest(k8s, precedence.KindGatewayClassConfig, interval, reaches)
 	req := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(p)}
@@ -222,9 +196,7 @@ func TestPolicyWaitOnADirectlyReachedGatewayLasts(t *testing.T) {
 	if err := k8s.Update(t.Context(), latest); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	reached = reached[1:]
-	mu.Unlock()
+	reach.set(client.ObjectKeyFromObject(b))
 	if err := wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		gw := &gwv1.Gateway{}
 		return k8s.Get(ctx, client.ObjectKeyFromObject(a), gw) == nil && string(gw.Spec.GatewayClassName) == two, nil
@@ -235,11 +207,46 @@ func TestPolicyWaitOnADirectlyReachedGatewayLasts(t *testing.T) {
 	report(client.ObjectKeyFromObject(b))
 	// Only through a route does the policy reach via-route (the injected reach says so; its
 	// namespace is not the policy's): that wait is bounded.
-	mu.Lock()
-	reached = append(reached, client.ObjectKeyFromObject(viaRoute))
-	mu.Unlock()
+	reach.set(client.ObjectKeyFromObject(b), client.ObjectKeyFromObject(viaRoute))
 	want("b reported, via-route not", 3)
 	want("via-route within the bound", 3)
 	controllers.AgeWaitsForTest(r)
 	want("via-route past the bound", 4)
+}
+
+// listedReach stands for mapper.policyGateways in the pacing tests: the Gateways a policy may
+// reach, set by the test, and how many times they were listed.
+type listedReach struct {
+	lists   atomic.Int32
+	mu      sync.Mutex
+	reached []types.NamespacedName
+}
+
+func newListedReach(gws ...client.Object) *listedReach {
+	r := &listedReach{}
+	for _, gw := range gws {
+		r.reached = append(r.reached, client.ObjectKeyFromObject(gw))
+	}
+	return r
+}
+
+func (r *listedReach) set(keys ...types.NamespacedName) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reached = keys
+}
+
+func (r *listedReach) list(context.Context, client.Object) []reconcile.Request {
+	r.lists.Add(1)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return requestsOf(r.reached)
+}
+
+func requestsOf(keys []types.NamespacedName) []reconcile.Request {
+	out := make([]reconcile.Request, len(keys))
+	for i, k := range keys {
+		out[i] = reconcile.Request{NamespacedName: k}
+	}
+	return out
 }

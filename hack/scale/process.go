@@ -263,6 +263,11 @@ func (p *controllerProcess) scrape() (map[string]float64, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Uncompressed: the harness scrapes once a second, and compressing each answer was half of
+	// a scrape's cost to the controller it measures (1.25 s of its 59 s of CPU in the first
+	// 270 s of an N=10,000 convergence, docs/performance.md, fifteenth session). Prometheus
+	// scrapes far less often.
+	req.Header.Set("Accept-Encoding", "identity")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, err
