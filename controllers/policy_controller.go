@@ -98,12 +98,9 @@ type policyObject interface {
 // Enforced conditions, or one for its target when that is missing or not allowed.
 func (r *PolicyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	defer observe(strings.ToLower(r.Kind), time.Now())
-	// The wait comes first: most notices of a policy that many Gateways reach arrive inside
-	// its interval, and the policy need not be read for them. One deleted meanwhile is found
-	// when the wait is over.
-	if wait := r.wait(req.NamespacedName); wait > 0 {
-		return ctrl.Result{RequeueAfter: wait}, nil
-	}
+	// The policy is read before its wait is: a policy deleted inside its interval must forget
+	// its last look, or one re-created under its name would wait out the old one's interval
+	// (found by a review; TestReview15RecreatedPolicyIsLookedAtOnce).
 	p := r.newObject()
 	if err := r.Client.Get(ctx, req.NamespacedName, p); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -114,6 +111,9 @@ func (r *PolicyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 			r.mu.Unlock()
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if wait := r.wait(req.NamespacedName); wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	ancestors, err := r.ancestors(ctx, p)
 	if errors.Is(err, errNotReported) {
