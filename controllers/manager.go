@@ -112,6 +112,7 @@ func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
 		LeaderElection:          o.LeaderElection,
 		LeaderElectionID:        "gantry.gateway.gantry.dev",
 		LeaderElectionNamespace: o.LeaderElectionNamespace,
+		LeaderElectionConfig:    leaderElectionConfig(cfg),
 		// A stopped leader (SIGTERM in a rolling update) hands the Lease back, so the standby
 		// takes over at once rather than after the lease expires. Safe: the manager releases it
 		// only after its controllers have stopped, and the process then exits.
@@ -220,4 +221,17 @@ func stripSecret(obj any) (any, error) {
 		desired.StripTLSSecret(s)
 	}
 	return obj, nil
+}
+
+// leaderElectionConfig is the leader election's own config when cfg carries a rate limiter that
+// the controller's clients share: renewing the Lease must not queue behind a convergence's
+// writes, or a busy leader loses its Lease. nil (the manager's default, cfg itself) otherwise.
+// With the limiter cleared, client-go gives the election's client a bucket of the same QPS.
+func leaderElectionConfig(cfg *rest.Config) *rest.Config {
+	if cfg.RateLimiter == nil {
+		return nil
+	}
+	own := rest.CopyConfig(cfg)
+	own.RateLimiter = nil
+	return own
 }

@@ -1,9 +1,20 @@
 package command
 
 import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 const kubeconfig = `apiVersion: v1
@@ -56,5 +67,51 @@ func TestClientRateLimit(t *testing.T) {
 				t.Errorf("QPS, burst = %v, %d; want %v, %d", cfg.QPS, cfg.Burst, tt.qps, tt.burst)
 			}
 		})
+	}
+}
+
+// TestClientRateLimitIsOneForAllKinds: --kube-api-qps limited each kind's requests on its own,
+// since controller-runtime builds a REST client per kind and client-go gave each its own bucket.
+// Here a burst of 3 is spent on two kinds; the fourth request, to either, must wait (and so
+// fails at once against a short deadline, without timing anything).
+func TestClientRateLimitIsOneForAllKinds(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasPrefix(r.URL.Path, "/apis/apps/") {
+			fmt.Fprint(w, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"n"}}`)
+			return
+		}
+		fmt.Fprint(w, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"n"}}`)
+	}))
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, []byte(strings.Replace(kubeconfig, "https://127.0.0.1:1", srv.URL, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := &controllerOptions{kubeconfig: path, qps: 0.001, burst: 3}
+	cfg, err := o.clientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(corev1.SchemeGroupVersion.WithKind("ConfigMap"), meta.RESTScopeNamespace)
+	mapper.Add(appsv1.SchemeGroupVersion.WithKind("Deployment"), meta.RESTScopeNamespace)
+	c, err := client.New(cfg, client.Options{Mapper: mapper})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := client.ObjectKey{Namespace: "n", Name: "x"}
+	for i, obj := range []client.Object{&corev1.ConfigMap{}, &corev1.ConfigMap{}, &appsv1.Deployment{}} {
+		if err := c.Get(t.Context(), key, obj); err != nil {
+			t.Fatalf("request %d, within the burst: %v", i+1, err)
+		}
+	}
+	for _, obj := range []client.Object{&appsv1.Deployment{}, &corev1.ConfigMap{}} {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		err := c.Get(ctx, key, obj)
+		cancel()
+		if err == nil {
+			t.Errorf("a %T past the burst of 3 across kinds was let through; want it held by the limit", obj)
+		}
 	}
 }
