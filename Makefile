@@ -84,8 +84,8 @@ bench: envtest-assets build
 	go test -run='^$$' -bench=. -benchmem -count=3 ./precedence ./render ./blueprints | tee bin/benchmarks.txt
 	go run ./hack/benchcmp -baseline docs/benchmarks.txt bin/benchmarks.txt
 
-# One run at N=10,000 Gateways (issue 10), apart from make bench: long, and recorded by hand in
-# docs/performance.md.
+# One run at N=10,000 Gateways (issue 10), apart from make bench: long. Compared with the
+# N=10,000 entry of docs/performance.json and described in docs/performance.md.
 bench-large: envtest-assets build
 	go run ./hack/scale -gantry $(BIN)/gantry -controller $(BIN)/gantry-controller -sizes 10000 -json bin/performance-large.json -baseline docs/performance.json
 

@@ -253,11 +253,11 @@ func lease(t *testing.T, ns string) string {
 	return *l.Spec.HolderIdentity
 }
 
-// twoReplicas starts two leader-electing replicas in w's namespace and returns them, the
-// leader first, once the leader holds the Lease.
-func twoReplicas(t *testing.T, w *world) (leader, standby *process, holder string) {
+// twoReplicas starts two leader-electing replicas in w's namespace, with more args, and returns
+// them, the leader first, once the leader holds the Lease.
+func twoReplicas(t *testing.T, w *world, more ...string) (leader, standby *process, holder string) {
 	t.Helper()
-	args := []string{"--leader-elect", "--leader-election-namespace", w.ns}
+	args := append([]string{"--leader-elect", "--leader-election-namespace", w.ns}, more...)
 	leader = startGantry(t, "leader", args...)
 	eventually(t, "the first replica holds the Lease", func() error {
 		if holder = lease(t, w.ns); holder == "" {
@@ -456,6 +456,52 @@ func TestEtcdPaused(t *testing.T) {
 		t.Fatalf("the controller exited:\n%s", a.tail(20))
 	}
 	t.Logf("converged %v after etcd went on", took.Round(10*time.Millisecond))
+}
+
+// TestEtcdPausedPastTheRenewDeadline: etcd stops answering (SIGSTOP) while the leader of two
+// replicas converges 40 Gateways, and stays stopped past the leader's renew deadline (10 s, the
+// manager's default). The leader, unable to renew its Lease, must give up and exit while etcd is
+// still stopped: a leader that went on acting could act beside the next one. The standby, which
+// cannot take the Lease meanwhile either, keeps running. A new process stands in for the old
+// leader's pod restarting. Once etcd goes on (SIGCONT) another holder takes the Lease and
+// everything converges, nothing twice, the bystander untouched. make faults only: it waits out
+// the deadline.
+func TestEtcdPausedPastTheRenewDeadline(t *testing.T) {
+	if !all() {
+		t.Skip("waits out the leader's renew deadline; make faults runs it")
+	}
+	w := newWorld(t)
+	// With a client-side limit, as a platform may set: the controller's clients share one
+	// bucket and the Lease's renewals have their own (internal/command, controllers.NewManager).
+	limit := "--kube-api-qps=50"
+	leader, standby, holder := twoReplicas(t, w, limit)
+	w.add(t, 40)
+	w.firstProgrammed(t)
+	pid := etcdPID(t)
+	done := w.programmed(t) // read before: the test's own reads wait for etcd too
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	paused := time.Now()
+	resume := func() { _ = syscall.Kill(pid, syscall.SIGCONT) }
+	t.Cleanup(resume) // whatever fails below, the next test gets a running etcd
+	t.Logf("etcd paused with %d of %d Gateways programmed", done, len(w.gateways))
+	// The renew deadline is 10 s; the elector retries every 2 s. 20 s is past both with room.
+	exited := leader.wait(20 * time.Second)
+	resume()
+	resumed := time.Now()
+	if !exited {
+		t.Fatalf("the leader still ran %v after etcd stopped, past its renew deadline:\n%s", resumed.Sub(paused).Round(time.Second), leader.tail(20))
+	}
+	t.Logf("the leader exited %v after etcd stopped; etcd went on %v after it stopped", leader.exited.Sub(paused).Round(10*time.Millisecond), resumed.Sub(paused).Round(10*time.Millisecond))
+	if standby.wait(0) {
+		t.Fatalf("the standby exited while etcd was stopped:\n%s", standby.tail(20))
+	}
+	startGantry(t, "restarted", "--leader-elect", "--leader-election-namespace", w.ns, limit)
+	took := takeover(t, w.ns, holder, resumed)
+	t.Logf("another replica held the Lease %v after etcd went on", took.Round(10*time.Millisecond))
+	w.add(t, 5) // only a leader can program them
+	t.Logf("converged %v after the takeover", w.converged(t).Round(10*time.Millisecond))
 }
 
 // TestAPIServerRestarted: the kube-apiserver process is stopped while the controller converges

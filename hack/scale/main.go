@@ -75,8 +75,14 @@ type Result struct {
 	// (go_memstats_alloc_bytes_total): a measure of its work that, unlike its CPU time, does not
 	// depend on how busy the machine's cores and caches are.
 	AllocatedMiB float64 `json:"controllerAllocatedMiB"`
-	PeakHeapMiB  float64 `json:"peakHeapMiB"`
-	PeakRSSMiB   float64 `json:"peakRSSMiB"`
+	// ReadSyscalls and WriteSyscalls are the controller's read and write system calls up to the
+	// first convergence (/proc's syscr and syscw), mostly on its connection to the API server:
+	// how many answers and watch events one read carries shows in them, which its CPU time
+	// follows (docs/performance.md, sixteenth session).
+	ReadSyscalls  int64   `json:"convergeReadSyscalls"`
+	WriteSyscalls int64   `json:"convergeWriteSyscalls"`
+	PeakHeapMiB   float64 `json:"peakHeapMiB"`
+	PeakRSSMiB    float64 `json:"peakRSSMiB"`
 	// LaterPeakRSSMiB is the restarted controller's peak resident set over the restart, the
 	// global and the tenant edit: a chart limit must hold it as well as the first convergence's.
 	LaterPeakRSSMiB  float64        `json:"laterPeakRSSMiB"`
@@ -304,6 +310,9 @@ func measure(n int) (*Result, error) {
 		return nil, err
 	}
 	if res.PeakRSSMiB, err = p.peakRSSMiB(); err != nil {
+		return nil, err
+	}
+	if res.ReadSyscalls, res.WriteSyscalls, err = p.syscalls(); err != nil {
 		return nil, err
 	}
 	res.AllocatedMiB = p.metric("go_memstats_alloc_bytes_total") / (1 << 20)
@@ -726,6 +735,9 @@ func printTable(w *os.File, rs []Result) {
 	row("converge renders/remembered", func(r Result) string { return r.ConvergeRenders.String() })
 	row("CPU (s)", func(r Result) string { return fmt.Sprintf("%.1f", r.CPUSeconds) })
 	row("  allocated per Gateway (KiB)", func(r Result) string { return fmt.Sprintf("%.0f", r.AllocatedMiB*1024/float64(r.Gateways)) })
+	row("  read/write syscalls per Gateway", func(r Result) string {
+		return fmt.Sprintf("%.1f/%.1f", float64(r.ReadSyscalls)/float64(r.Gateways), float64(r.WriteSyscalls)/float64(r.Gateways))
+	})
 	row("peak heap (MiB)", func(r Result) string { return fmt.Sprintf("%.0f", r.PeakHeapMiB) })
 	row("peak RSS (MiB)", func(r Result) string { return fmt.Sprintf("%.0f", r.PeakRSSMiB) })
 	row("  restarted, through the edits (MiB)", func(r Result) string { return fmt.Sprintf("%.0f", r.LaterPeakRSSMiB) })
@@ -798,6 +810,7 @@ func compare(w *os.File, rs []Result, path string) {
 	for _, r := range rs {
 		i := slices.IndexFunc(base, func(b Result) bool { return b.Gateways == r.Gateways })
 		if i < 0 {
+			fmt.Fprintf(w, "N=%d: not in %s, not compared\n", r.Gateways, path)
 			continue
 		}
 		b := base[i]

@@ -414,6 +414,41 @@ func (p *controllerProcess) cpuSeconds() (float64, error) {
 	return (utime + stime) / ticks, nil
 }
 
+// syscalls is how many read and write system calls the process made so far.
+func (p *controllerProcess) syscalls() (reads, writes int64, err error) {
+	return syscallsOf(p.cmd.Process.Pid)
+}
+
+// syscallsOf is a process's read and write system calls so far (syscr and syscw, its threads'
+// together), from /proc.
+func syscallsOf(pid int) (reads, writes int64, err error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	found := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		name, value, ok := strings.Cut(line, ": ")
+		if !ok || name != "syscr" && name != "syscw" {
+			continue
+		}
+		v, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("/proc io %s: %w", name, err)
+		}
+		if name == "syscr" {
+			reads = v
+		} else {
+			writes = v
+		}
+		found++
+	}
+	if found != 2 {
+		return 0, 0, errors.New("no syscr and syscw in /proc io")
+	}
+	return reads, writes, nil
+}
+
 // peakRSSMiB is the process's peak resident set so far (VmHWM), from /proc.
 func (p *controllerProcess) peakRSSMiB() (float64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
