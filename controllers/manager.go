@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -102,21 +104,26 @@ func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
 	if o.CacheSyncTimeout <= 0 {
 		o.CacheSyncTimeout = defaultCacheSyncTimeout
 	}
-	return ctrl.NewManager(cfg, ctrl.Options{
-		WebhookServer:           hooks,
-		Scheme:                  NewScheme(),
-		MapperProvider:          newRESTMapper,
-		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddress},
-		HealthProbeBindAddress:  o.HealthProbeAddress,
-		PprofBindAddress:        o.PprofAddress,
-		LeaderElection:          o.LeaderElection,
-		LeaderElectionID:        "gantry.gateway.gantry.dev",
-		LeaderElectionNamespace: o.LeaderElectionNamespace,
-		LeaderElectionConfig:    leaderElectionConfig(cfg),
-		// A stopped leader (SIGTERM in a rolling update) hands the Lease back, so the standby
-		// takes over at once rather than after the lease expires. Safe: the manager releases it
-		// only after its controllers have stopped, and the process then exits.
-		LeaderElectionReleaseOnCancel: true,
+	var lock *resourcelock.LeaseLock
+	if o.LeaderElection {
+		var err error
+		if lock, err = newLeaseLock(cmp.Or(leaderElectionConfig(cfg), cfg), o.LeaderElectionNamespace); err != nil {
+			return nil, err
+		}
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		WebhookServer:                       hooks,
+		Scheme:                              NewScheme(),
+		MapperProvider:                      newRESTMapper,
+		Metrics:                             metricsserver.Options{BindAddress: o.MetricsAddress},
+		HealthProbeBindAddress:              o.HealthProbeAddress,
+		PprofBindAddress:                    o.PprofAddress,
+		LeaderElection:                      o.LeaderElection,
+		LeaderElectionID:                    leaderElectionID,
+		LeaderElectionNamespace:             o.LeaderElectionNamespace,
+		LeaderElectionResourceLockInterface: lock,
+		RenewDeadline:                       ptr(renewDeadline),
+		// Not LeaderElectionReleaseOnCancel: leasingManager hands the Lease back (lease.go).
 		// managedFields are most of a cached object's size and nothing here reads them.
 		Cache: cache.Options{SyncPeriod: sync, DefaultTransform: cache.TransformStripManagedFields(),
 			// Listener certificates are the only Secrets Gantry reads: the cache holds those of
@@ -140,6 +147,13 @@ func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
 		},
 		Controller: config.Controller{SkipNameValidation: &o.Restartable, CacheSyncTimeout: o.CacheSyncTimeout},
 	})
+	if err != nil || lock == nil {
+		return mgr, err
+	}
+	// The lock's Events ("became leader") go out through the manager's recorder, as they did
+	// when controller-runtime built the lock.
+	lock.LockConfig.EventRecorder = mgr.GetEventRecorderFor(lock.Identity()) //nolint:staticcheck // client-go's lock takes the old API's recorder
+	return leasingManager{Manager: mgr, lock: lock}, nil
 }
 
 // serviceMetadata is the object of the metadata-only Service cache (builder.OnlyMetadata).

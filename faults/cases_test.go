@@ -479,10 +479,17 @@ func TestEtcdPausedPastTheRenewDeadline(t *testing.T) {
 	w.firstProgrammed(t)
 	pid := etcdPID(t)
 	done := w.programmed(t) // read before: the test's own reads wait for etcd too
+	l := &coordinationv1.Lease{}
+	if err := k8s.Get(t.Context(), client.ObjectKey{Namespace: w.ns, Name: "gantry.gateway.gantry.dev"}, l); err != nil {
+		t.Fatal(err)
+	}
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	paused := time.Now()
+	// A standby takes the Lease no sooner than its duration after it saw the last renewal,
+	// which was this one or later (the same machine's clock).
+	expires := l.Spec.RenewTime.Add(time.Duration(*l.Spec.LeaseDurationSeconds) * time.Second)
 	resume := func() { _ = syscall.Kill(pid, syscall.SIGCONT) }
 	t.Cleanup(resume) // whatever fails below, the next test gets a running etcd
 	t.Logf("etcd paused with %d of %d Gateways programmed", done, len(w.gateways))
@@ -493,7 +500,11 @@ func TestEtcdPausedPastTheRenewDeadline(t *testing.T) {
 	if !exited {
 		t.Fatalf("the leader still ran %v after etcd stopped, past its renew deadline:\n%s", resumed.Sub(paused).Round(time.Second), leader.tail(20))
 	}
-	t.Logf("the leader exited %v after etcd stopped; etcd went on %v after it stopped", leader.exited.Sub(paused).Round(10*time.Millisecond), resumed.Sub(paused).Round(10*time.Millisecond))
+	t.Logf("the leader exited %v after etcd stopped, %v before the Lease it last renewed could be taken; etcd went on %v after it stopped",
+		leader.exited.Sub(paused).Round(10*time.Millisecond), expires.Sub(leader.exited).Round(10*time.Millisecond), resumed.Sub(paused).Round(10*time.Millisecond))
+	if !leader.exited.Before(expires) {
+		t.Errorf("the leader ran on %v past the time another replica may take its Lease: two leaders at once", leader.exited.Sub(expires).Round(10*time.Millisecond))
+	}
 	if standby.wait(0) {
 		t.Fatalf("the standby exited while etcd was stopped:\n%s", standby.tail(20))
 	}
