@@ -37,7 +37,10 @@ const renewDeadline = 10 * time.Second
 // newLeaseLock is the leader election's lock, built as controller-runtime builds it, kept so
 // that the Lease can be handed back after a clean stop.
 func newLeaseLock(cfg *rest.Config, namespace string) (*resourcelock.LeaseLock, error) {
-	lock, err := leaderelection.NewResourceLock(cfg, noRecorders{}, leaderelection.Options{LeaderElection: true,
+	// A copy: NewResourceLock sets the config's user agent and a 5 s timeout in place, which on
+	// the manager's own config cut every watch of its cache after 5 s (review, sixteenth
+	// session: TestReview16ElectionLeavesTheManagersConfigAlone).
+	lock, err := leaderelection.NewResourceLock(rest.CopyConfig(cfg), noRecorders{}, leaderelection.Options{LeaderElection: true,
 		LeaderElectionResourceLock: resourcelock.LeasesResourceLock, LeaderElectionID: leaderElectionID,
 		LeaderElectionNamespace: namespace, RenewDeadline: renewDeadline})
 	if err != nil {
@@ -86,6 +89,9 @@ func releaseLease(lock *resourcelock.LeaseLock) error {
 	leases := lock.Client.Leases(lock.LeaseMeta.Namespace)
 	for range 3 {
 		lease, err := leases.Get(ctx, lock.LeaseMeta.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil // never taken, or deleted: nothing to hand back
+		}
 		if err != nil {
 			return err
 		}

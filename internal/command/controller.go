@@ -127,7 +127,7 @@ func (o *controllerOptions) clientConfig() (*rest.Config, error) {
 	}
 	cfg.QPS, cfg.Burst = o.qps, o.burst
 	if o.qps > 0 && o.burst <= 0 {
-		cfg.Burst = int(2 * o.qps)
+		cfg.Burst = max(1, int(2*o.qps)) // below 0.5 per second, a burst of 0 would let nothing through
 	}
 	if cfg.QPS > 0 {
 		// One bucket for the whole process. Left to client-go, each REST client built from this
