@@ -1,7 +1,6 @@
 package controllers_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -83,34 +82,11 @@ func TestReview16ElectingManagersWatchLasts(t *testing.T) {
 	}
 }
 
-// review16Elect starts an electing manager (on a copy of the suite's config) and waits until it
-// leads; stop cancels it and returns Start's error.
-func review16Elect(t *testing.T, ns string) (stop func() error) {
-	t.Helper()
-	mgr, err := controllers.NewManager(rest.CopyConfig(cfg), controllers.ManagerOptions{MetricsAddress: "0",
-		LeaderElection: true, LeaderElectionNamespace: ns, Restartable: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	select {
-	case <-mgr.Elected():
-	case err := <-done:
-		t.Fatalf("manager stopped before it was elected: %v", err)
-	case <-time.After(30 * time.Second):
-		cancel()
-		t.Fatal("not elected within 30 s")
-	}
-	return func() error { cancel(); return <-done }
-}
-
 // TestReview16LeaderEventsStillGoOut: the lock is built before the manager and given the
 // manager's recorder afterwards; the "became leader" Event must still be written.
 func TestReview16LeaderEventsStillGoOut(t *testing.T) {
 	ns := namespace(t, nil)
-	stop := review16Elect(t, ns)
+	stop := electManager(t, ns)
 	defer func() { _ = stop() }()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
@@ -134,7 +110,7 @@ func TestReview16LeaderEventsStillGoOut(t *testing.T) {
 // manager stopped cleanly (its elector had not yet noticed), the release must not touch it.
 func TestReview16ReleaseLeavesAnothersLease(t *testing.T) {
 	ns := namespace(t, nil)
-	stop := review16Elect(t, ns)
+	stop := electManager(t, ns)
 	key := client.ObjectKey{Namespace: ns, Name: "gantry.gateway.gantry.dev"}
 	other, d := "another-replica", int32(15)
 	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error { // the elector renews meanwhile
